@@ -1,0 +1,99 @@
+// The scoring engine's public types: what the HTTP layer hands in and gets back.
+// Nothing in this file (or in src/scoring/) knows about HTTP; nothing in src/http knows about ONNX.
+
+/** Who a turn belongs to. user1 is the first distinct speaker, user2 the second. */
+export type Speaker = 'user1' | 'user2';
+
+export type Attribution = Speaker | 'neither';
+
+export type RiskLevel = 'Safe' | 'Low Risk' | 'Medium Risk' | 'High Risk' | 'Critical';
+
+/** One conversation to score, as the API received it (ages still raw strings, already validated). */
+export interface ScoreRequest {
+  conversation: string;
+  /** Age of speaker A, which is user1. */
+  age_a?: string | undefined;
+  /** Age of speaker B, which is user2. */
+  age_b?: string | undefined;
+}
+
+/** Speaker turns are the unit the model reads. */
+export interface Turn {
+  speaker: Speaker;
+  text: string;
+}
+
+export interface UserProbabilities {
+  user1: number;
+  user2: number;
+  neither: number;
+}
+
+/** What the engine says about one conversation; the HTTP layer shapes it into v1 or v2 responses. */
+export interface Prediction {
+  conversation_preview: string;
+  harmful_score: number;
+  is_harmful: boolean;
+  risk_level: RiskLevel;
+  predatory_user: Attribution;
+  user_probabilities: UserProbabilities;
+  confidence: number;
+  num_segments: number;
+  used_age_features: boolean;
+}
+
+/** The parts of manifest.json the service reads. See docs/model-contract.md. */
+export interface ModelManifest {
+  /** Version of docs/model-contract.md this model satisfies. */
+  contract_version: 1;
+  name: string;
+  version: string;
+  created?: string;
+  files: Record<string, { sha256: string; bytes?: number }>;
+  inputs: Record<string, { dtype: string; shape: Array<string | number> }>;
+  outputs: Record<string, { dtype: string; shape: Array<string | number> }>;
+  labels: { harmful: string[]; speaker: Attribution[] };
+  segment: { max_turns: number; max_tokens_per_turn: number };
+  age_features: { size: number; description?: string };
+  calibration: { method: 'temperature'; temperature: number; bias: number };
+  aggregation?: { method: string };
+  training_data?: Record<string, unknown>;
+  metrics?: Record<string, unknown>;
+}
+
+/** Why the engine could not score: the HTTP layer maps each kind to a status code. */
+export type ScoringErrorKind = 'model_unavailable' | 'overloaded' | 'timeout' | 'internal';
+
+export class ScoringError extends Error {
+  readonly kind: ScoringErrorKind;
+  constructor(kind: ScoringErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ScoringError';
+    this.kind = kind;
+  }
+}
+
+export interface ScoreOptions {
+  /** Aborts waiting (queued) work when the request is cancelled or its deadline passes. */
+  signal?: AbortSignal;
+}
+
+/** Per-request facts the engine reports so the ops layer can observe without seeing text. */
+export interface ScoreObservation {
+  inferenceSeconds: number;
+  segments: number[];
+}
+
+export interface Scorer {
+  /** True once the model package is verified and loaded in every worker. */
+  readonly ready: boolean;
+  /** The loaded model's manifest; undefined while the model is not loaded. */
+  readonly manifest: ModelManifest | undefined;
+  /** Work items waiting for a worker. */
+  readonly queueSize: number;
+  /** Work items being run by a worker. */
+  readonly inFlight: number;
+  /** Scores conversations, returning predictions in input order. Rejects with ScoringError. */
+  score(requests: ScoreRequest[], options?: ScoreOptions): Promise<Prediction[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Several suites start real servers, worker pools and ONNX sessions; on a 2-core machine
+    // running files one at a time keeps timings honest and avoids oversubscribing the CPU.
+    fileParallelism: false,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
