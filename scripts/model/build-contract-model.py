@@ -1,0 +1,64 @@
+"""Writes a tiny ONNX model that satisfies docs/model-contract.md (random weights, fixed seed).
+
+Masked mean of token embeddings per turn, plus a speaker embedding, masked mean over turns, concatenated
+with the age features, then linear heads. Every reduction is masked, so outputs do not depend on padding.
+
+Usage: /usr/bin/python3 build-contract-model.py OUT.onnx VOCAB_SIZE
+"""
+import sys
+
+import torch
+from torch import nn
+
+
+class ContractModel(nn.Module):
+    def __init__(self, vocab_size: int, dim: int = 32):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab_size, dim, padding_idx=0)
+        self.speakers = nn.Embedding(3, dim, padding_idx=0)
+        self.hidden = nn.Linear(dim + 8, dim)
+        self.harm = nn.Linear(dim, 1)
+        self.speaker = nn.Linear(dim, 3)
+
+    def forward(self, input_ids, speaker_ids, age_features):
+        token_mask = (input_ids != 0).to(torch.float32).unsqueeze(-1)  # [b, t, k, 1]
+        emb = self.tokens(input_ids) * token_mask
+        turn = emb.sum(2) / token_mask.sum(2).clamp(min=1.0)  # [b, t, d]
+        turn = turn + self.speakers(speaker_ids)
+        turn_mask = (speaker_ids != 0).to(torch.float32).unsqueeze(-1)  # [b, t, 1]
+        seg = (turn * turn_mask).sum(1) / turn_mask.sum(1).clamp(min=1.0)  # [b, d]
+        h = torch.tanh(self.hidden(torch.cat([seg, age_features], dim=1)))
+        return self.harm(h).squeeze(1), self.speaker(h)
+
+
+def main() -> None:
+    out, vocab_size = sys.argv[1], int(sys.argv[2])
+    torch.manual_seed(1234)
+    model = ContractModel(vocab_size).eval()
+    with torch.no_grad():
+        # Larger weights than the default init so scores spread over the bands instead of sitting at 0.5.
+        model.tokens.weight.mul_(2.0)
+        model.tokens.weight[0].zero_()
+        model.harm.weight.mul_(6.0)
+    ids = torch.randint(1, vocab_size, (2, 3, 5))
+    spk = torch.tensor([[1, 2, 1], [2, 1, 0]])
+    ages = torch.zeros(2, 8)
+    torch.onnx.export(
+        model,
+        (ids, spk, ages),
+        out,
+        input_names=["input_ids", "speaker_ids", "age_features"],
+        output_names=["harm_logit", "speaker_logits"],
+        dynamic_axes={
+            "input_ids": {0: "batch", 1: "turns", 2: "tokens"},
+            "speaker_ids": {0: "batch", 1: "turns"},
+            "age_features": {0: "batch"},
+            "harm_logit": {0: "batch"},
+            "speaker_logits": {0: "batch"},
+        },
+        opset_version=14,
+    )
+
+
+if __name__ == "__main__":
+    main()

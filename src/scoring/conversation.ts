@@ -1,0 +1,55 @@
+// Turns and speakers, exactly as docs/model-contract.md ("From text to tensors", step 1) states.
+import type { Speaker, Turn } from './types.ts';
+
+/**
+ * A speaker prefix: a short name (letters, digits, `_`, spaces, dots, dashes; at most 32 characters,
+ * starting with a letter, digit or `_`) followed by `:` and then whitespace or the end of the line.
+ * Requiring whitespace after the colon keeps `http://x` and `12:30` from being read as speakers.
+ */
+const PREFIX = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_ .\-]{0,31}?)[ \t]*:(?=\s|$)/u;
+
+const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
+
+/** Splits a conversation into speaker turns. Lines are split on `\n`, `\r\n` or `\r`. */
+export function parseTurns(text: string): Turn[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  // Names other than user1/user2 map to whichever user slot is still free, in order of first appearance.
+  const names = new Map<string, Speaker>();
+  const taken = new Set<Speaker>();
+  const raw: Array<{ speaker: Speaker; parts: string[] }> = [];
+  let current: { speaker: Speaker; parts: string[] } | undefined;
+
+  for (const line of lines) {
+    const match = PREFIX.exec(line);
+    let speaker: Speaker | undefined;
+    if (match !== null) {
+      const name = (match[1] as string).toLowerCase();
+      speaker = DIRECT[name] ?? names.get(name);
+      if (speaker === undefined) {
+        const free: Speaker | undefined = !taken.has('user1') ? 'user1' : !taken.has('user2') ? 'user2' : undefined;
+        if (free !== undefined) {
+          names.set(name, free);
+          speaker = free;
+        }
+      }
+    }
+    if (speaker !== undefined && match !== null) {
+      taken.add(speaker);
+      current = { speaker, parts: [line.slice(match[0].length)] };
+      raw.push(current);
+    } else if (current !== undefined) {
+      // No prefix, or a third distinct name: the line continues the previous turn as plain text.
+      current.parts.push(line);
+    } else {
+      current = { speaker: 'user1', parts: [line] };
+      raw.push(current);
+    }
+  }
+
+  const turns: Turn[] = [];
+  for (const t of raw) {
+    const body = (t.parts.length === 1 ? (t.parts[0] as string) : t.parts.join('\n')).trim();
+    if (body.length > 0) turns.push({ speaker: t.speaker, text: body });
+  }
+  return turns;
+}

@@ -1,0 +1,98 @@
+// The shared encoder: text -> tensors, used by the server's workers AND by the training-data export,
+// so a model sees identical tensors in training and in service (docs/model-contract.md).
+import { Tokenizer } from 'tokenizers';
+import { parseTurns } from './conversation.ts';
+import { ageFeatures, usedAgeFeatures } from './ages.ts';
+import { segmentPieces, toPieces, type Piece } from './segment.ts';
+import type { ModelManifest, ScoreRequest } from './types.ts';
+
+export function loadTokenizer(path: string): Tokenizer {
+  return Tokenizer.fromFile(path);
+}
+
+/** One segment: its pieces' token ids (unpadded) and their speaker ids (1 = user1, 2 = user2). */
+export interface EncodedSegment {
+  inputIds: number[][];
+  speakerIds: number[];
+}
+
+export interface EncodedConversation {
+  segments: EncodedSegment[];
+  ageFeatures: number[];
+  usedAgeFeatures: boolean;
+}
+
+const PAD_ID = 0;
+
+/** The id used when a conversation yields no tokens at all: the tokenizer's unknown token. */
+function emptyConversationId(tokenizer: Tokenizer): number {
+  const unk = tokenizer.tokenToId('[UNK]') ?? tokenizer.tokenToId('<unk>');
+  return unk !== null && unk !== undefined && unk !== PAD_ID ? unk : 1;
+}
+
+const unkCache = new WeakMap<Tokenizer, number>();
+
+export async function encodeConversation(
+  tokenizer: Tokenizer,
+  request: ScoreRequest,
+  segment: ModelManifest['segment'],
+): Promise<EncodedConversation> {
+  const features = ageFeatures(request.age_a, request.age_b);
+  const turns = parseTurns(request.conversation);
+  // One native call for all turns of the conversation.
+  const encodings = turns.length > 0 ? await tokenizer.encodeBatch(turns.map((t) => t.text), { addSpecialTokens: false }) : [];
+  const turnIds: Array<{ speakerId: number; ids: number[] }> = new Array(turns.length);
+  for (let i = 0; i < turns.length; i++) {
+    let ids = (encodings[i] as { getIds(): number[] }).getIds();
+    // Id 0 is padding: a literal "[PAD]" in the text must not look like padding to the model.
+    if (ids.includes(PAD_ID)) ids = ids.filter((id) => id !== PAD_ID);
+    turnIds[i] = { speakerId: (turns[i] as { speaker: string }).speaker === 'user1' ? 1 : 2, ids };
+  }
+  let pieces: Piece[] = toPieces(turnIds, segment.max_tokens_per_turn);
+  if (pieces.length === 0) {
+    // Nothing tokenizable (e.g. only whitespace): one user1 piece of the unknown token, never an empty segment.
+    let unk = unkCache.get(tokenizer);
+    if (unk === undefined) {
+      unk = emptyConversationId(tokenizer);
+      unkCache.set(tokenizer, unk);
+    }
+    pieces = [{ speakerId: 1, ids: [unk] }];
+  }
+  const segments = segmentPieces(pieces, segment.max_turns).map((seg) => ({
+    inputIds: seg.map((p) => p.ids),
+    speakerIds: seg.map((p) => p.speakerId),
+  }));
+  return { segments, ageFeatures: features, usedAgeFeatures: usedAgeFeatures(request.age_a, request.age_b) };
+}
+
+export interface ModelInputs {
+  input_ids: BigInt64Array;
+  speaker_ids: BigInt64Array;
+  age_features: Float32Array;
+  dims: { batch: number; turns: number; tokens: number };
+}
+
+/** Pads a batch of segments to its longest segment and longest piece (right padding with 0). */
+export function toModelInputs(items: ReadonlyArray<{ segment: EncodedSegment; ageFeatures: readonly number[] }>): ModelInputs {
+  const batch = items.length;
+  let turns = 1;
+  let tokens = 1;
+  for (const { segment } of items) {
+    if (segment.inputIds.length > turns) turns = segment.inputIds.length;
+    for (const ids of segment.inputIds) if (ids.length > tokens) tokens = ids.length;
+  }
+  const inputIds = new BigInt64Array(batch * turns * tokens);
+  const speakerIds = new BigInt64Array(batch * turns);
+  const ages = new Float32Array(batch * 8);
+  for (let b = 0; b < batch; b++) {
+    const { segment, ageFeatures: feats } = items[b] as { segment: EncodedSegment; ageFeatures: readonly number[] };
+    for (let t = 0; t < segment.inputIds.length; t++) {
+      const ids = segment.inputIds[t] as number[];
+      const base = (b * turns + t) * tokens;
+      for (let k = 0; k < ids.length; k++) inputIds[base + k] = BigInt(ids[k] as number);
+      speakerIds[b * turns + t] = BigInt(segment.speakerIds[t] as number);
+    }
+    for (let f = 0; f < 8; f++) ages[b * 8 + f] = feats[f] ?? 0;
+  }
+  return { input_ids: inputIds, speaker_ids: speakerIds, age_features: ages, dims: { batch, turns, tokens } };
+}
