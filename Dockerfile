@@ -1,0 +1,79 @@
+# syntax=docker/dockerfile:1.7
+# Conversation-risk appliance image.
+#
+#   docker build --secret id=npm_ca,src=/path/to/ca.pem \
+#     --build-arg VERSION=1.2.3 --build-arg REVISION=$(git rev-parse HEAD) -t conversation-risk:1.2.3 .
+#
+# BASE_IMAGE must be Debian/glibc based (tokenizers ships no musl build for every arch) with Node 24.
+# The npm_ca secret is optional: it is only needed behind a TLS-intercepting proxy, and never lands in
+# a layer. Nothing is fetched at run time: dependencies and the model are in the image.
+ARG BASE_IMAGE=node:24-bookworm-slim
+
+# ---- deps: production dependencies only --------------------------------------------------------------
+FROM ${BASE_IMAGE} AS deps
+WORKDIR /app
+# onnxruntime-node's install script would download CUDA providers; --ignore-scripts and the flag
+# (also in .npmrc) keep the build offline apart from the registry. No production dependency
+# needs an install script: the native bindings ship prebuilt inside the packages.
+ENV ONNXRUNTIME_NODE_INSTALL=skip \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json .npmrc ./
+RUN --mount=type=secret,id=npm_ca,required=false \
+    --mount=type=cache,target=/root/.npm,sharing=locked \
+    if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# The npm packages carry native binaries for every OS and CPU; keep only this image's platform
+# (about 250 MB less).
+RUN set -eu; \
+    arch="$(node -p process.arch)"; \
+    ort=node_modules/onnxruntime-node/bin/napi-v6; \
+    find "$ort" -mindepth 1 -maxdepth 1 ! -name linux -exec rm -rf {} +; \
+    find "$ort/linux" -mindepth 1 -maxdepth 1 ! -name "$arch" -exec rm -rf {} +; \
+    find node_modules/tokenizers -maxdepth 1 -name 'tokenizers.*.node' ! -name "tokenizers.linux-$arch-gnu.node" -delete; \
+    test -f "$ort/linux/$arch/onnxruntime_binding.node"; \
+    test -f "node_modules/tokenizers/tokenizers.linux-$arch-gnu.node"
+
+# ---- runtime -------------------------------------------------------------------------------------------
+FROM ${BASE_IMAGE} AS runtime
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+ARG SOURCE=https://example.invalid/conversation-risk-appliance
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="conversation-risk-appliance" \
+      org.opencontainers.image.description="On-premises HTTPS service scoring two-party chats for predatory or harmful intent" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.licenses="UNLICENSED" \
+      org.opencontainers.image.base.name="${BASE_IMAGE}"
+
+# npm, npx, corepack and yarn are build tools: the appliance does not need them at run time, and
+# their bundled dependencies are the usual source of scanner findings.
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
+
+WORKDIR /app
+# Everything is owned by root and read-only to the service user: the process cannot change its code
+# or model even if the file system is mounted read-write.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY src ./src
+COPY models ./models
+COPY scripts/container/healthcheck.mjs ./healthcheck.mjs
+
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8443 \
+    HTTP_PORT=8080 \
+    METRICS_PORT=9464 \
+    MODEL_DIR=/app/models/conversation-risk
+# Numeric uid/gid so Kubernetes' runAsNonRoot can verify it without a passwd lookup.
+USER 10001:10001
+EXPOSE 8443 8080 9464
+# Writable state is limited to /tmp (mount a tmpfs there with a read-only root file system).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
+STOPSIGNAL SIGTERM
+CMD ["node", "src/main.ts"]
