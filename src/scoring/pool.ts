@@ -6,58 +6,32 @@ import type { WorkerConfig, WorkerResult, WorkerTask } from './worker.ts';
 
 const WORKER_FILE = new URL('./worker.ts', import.meta.url);
 
+/** What piscina pushes into its queue: a task carrying our payload, settled through done(). */
+interface QueuedTask {
+  task: WorkerTask | null;
+  done(err: Error | null, result?: unknown): void;
+}
+
+export class WithdrawnError extends Error {
+  constructor() {
+    super('task withdrawn from the queue');
+    this.name = 'WithdrawnError';
+  }
+}
+
 /**
- * A signal piscina listens to. It fires only while its task is still in the queue; the queue below
- * records that, since piscina pushes a task object carrying the signal it was given.
+ * piscina's array queue, plus withdrawal of a waiting task. piscina's own AbortSignal support is not
+ * used: it terminates the worker when the task is already running, and it keeps abortable tasks out of
+ * the bounded queue. A withdrawn task is settled with WithdrawnError, as piscina settles its own aborts.
  */
-class QueuedTaskSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  queued = false;
-  #listeners = new Set<() => void>();
-  addEventListener(_name: 'abort', listener: () => void): void {
-    this.#listeners.add(listener);
-  }
-  removeEventListener(_name: 'abort', listener: () => void): void {
-    this.#listeners.delete(listener);
-  }
-  /** Withdraws the task when it is still waiting; returns whether it was. */
-  abortIfQueued(reason: unknown): boolean {
-    if (!this.queued || this.aborted) return false;
-    this.aborted = true;
-    this.reason = reason;
-    for (const l of [...this.#listeners]) l();
+class WithdrawableQueue extends ArrayTaskQueue {
+  withdraw(cancel: Int32Array): boolean {
+    const tasks = (this as unknown as { tasks: QueuedTask[] }).tasks;
+    const index = tasks.findIndex((t) => t.task !== null && t.task.kind === 'score' && t.task.cancel === cancel);
+    if (index === -1) return false;
+    const [task] = tasks.splice(index, 1);
+    task?.done(new WithdrawnError());
     return true;
-  }
-}
-
-function signalOf(task: unknown): QueuedTaskSignal | undefined {
-  const s = (task as { abortSignal?: unknown }).abortSignal;
-  return s instanceof QueuedTaskSignal ? s : undefined;
-}
-
-/** piscina's array queue, marking each task's signal while the task waits in it. */
-class TrackingQueue extends ArrayTaskQueue {
-  override push(task: Parameters<ArrayTaskQueue['push']>[0]): void {
-    const s = signalOf(task);
-    if (s !== undefined) s.queued = true;
-    super.push(task);
-  }
-  override unshift(task: Parameters<ArrayTaskQueue['push']>[0]): void {
-    const s = signalOf(task);
-    if (s !== undefined) s.queued = true;
-    super.unshift(task);
-  }
-  override shift(): ReturnType<ArrayTaskQueue['shift']> {
-    const task = super.shift();
-    const s = task === null ? undefined : signalOf(task);
-    if (s !== undefined) s.queued = false;
-    return task;
-  }
-  override remove(task: Parameters<ArrayTaskQueue['remove']>[0]): void {
-    const s = signalOf(task);
-    if (s !== undefined) s.queued = false;
-    super.remove(task);
   }
 }
 
@@ -83,6 +57,7 @@ export interface PoolOptions extends WorkerConfig {
 export class ScoringPool {
   readonly #piscina: Piscina<WorkerTask, WorkerResult>;
   readonly #workers: number;
+  readonly #queue = new WithdrawableQueue();
   #pending = 0;
 
   constructor(options: PoolOptions) {
@@ -95,7 +70,7 @@ export class ScoringPool {
       idleTimeout: Number.POSITIVE_INFINITY,
       maxQueue,
       concurrentTasksPerWorker: 1,
-      taskQueue: new TrackingQueue(),
+      taskQueue: this.#queue,
       workerData: config,
     });
   }
@@ -118,10 +93,9 @@ export class ScoringPool {
   /** Submits one task; its result rejects with QueueFullError at once when the queue is full. */
   submit(requests: ScoreRequest[]): PoolTask {
     const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
-    const signal = new QueuedTaskSignal();
     this.#pending++;
     const result = this.#piscina
-      .run({ kind: 'score', requests, cancel: cancelFlag }, { signal })
+      .run({ kind: 'score', requests, cancel: cancelFlag })
       .catch((err: unknown) => {
         const message = err instanceof Error ? err.message : '';
         if (message === 'Task queue is at limit' || message.startsWith('No task queue available')) throw new QueueFullError();
@@ -134,7 +108,7 @@ export class ScoringPool {
       result,
       cancel: () => {
         Atomics.store(cancelFlag, 0, 1);
-        signal.abortIfQueued(new Error('cancelled'));
+        this.#queue.withdraw(cancelFlag);
       },
     };
   }

@@ -111,13 +111,14 @@ class PooledScorer implements EngineScorer {
       for (const t of tasks) t.cancel();
     };
 
+    const timeoutMs = options?.timeoutMs ?? this.#options.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         cancelAll();
-        reject(new ScoringError('timeout', `scoring took longer than ${this.#options.timeoutMs} ms`));
-      }, this.#options.timeoutMs);
+        reject(new ScoringError('timeout', `scoring took longer than ${timeoutMs} ms`));
+      }, timeoutMs);
       if (signal !== undefined) {
         onAbort = () => {
           cancelAll();

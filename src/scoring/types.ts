@@ -76,6 +76,8 @@ export class ScoringError extends Error {
 export interface ScoreOptions {
   /** Aborts waiting (queued) work when the request is cancelled or its deadline passes. */
   signal?: AbortSignal;
+  /** Overrides the scorer's default deadline for this call (milliseconds). */
+  timeoutMs?: number;
 }
 
 /** Per-request facts the engine reports so the ops layer can observe without seeing text. */

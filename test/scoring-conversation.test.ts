@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { parseTurns } from '../src/scoring/conversation.ts';
+
+describe('parseTurns: speaker lines are "name: text"', () => {
+  it('reads user1: and user2: prefixes in any case as those speakers', () => {
+    expect(parseTurns('USER2: hi\nUser1: hello')).toEqual([
+      { speaker: 'user2', text: 'hi' },
+      { speaker: 'user1', text: 'hello' },
+    ]);
+  });
+
+  it('maps other names by first appearance: the first to user1, the second to user2', () => {
+    expect(parseTurns('Bob: hi\nAlice: hey\nBob: how are you')).toEqual([
+      { speaker: 'user1', text: 'hi' },
+      { speaker: 'user2', text: 'hey' },
+      { speaker: 'user1', text: 'how are you' },
+    ]);
+  });
+
+  it('matches other names case-insensitively', () => {
+    expect(parseTurns('Bob: a\nalice: b\nBOB: c').map((t) => t.speaker)).toEqual(['user1', 'user2', 'user1']);
+  });
+
+  it('gives a new name the user slot that an explicit user1/user2 prefix has not taken', () => {
+    expect(parseTurns('user1: hi\nmallory: hey').map((t) => t.speaker)).toEqual(['user1', 'user2']);
+    expect(parseTurns('user2: hi\nmallory: hey').map((t) => t.speaker)).toEqual(['user2', 'user1']);
+  });
+
+  it('keeps a third distinct name as plain text of the previous turn', () => {
+    expect(parseTurns('a: one\nb: two\ncarol: three')).toEqual([
+      { speaker: 'user1', text: 'one' },
+      { speaker: 'user2', text: 'two\ncarol: three' },
+    ]);
+  });
+
+  it('continues the previous turn with a line that has no prefix', () => {
+    expect(parseTurns('user1: first line\nsecond line\r\nuser2: reply')).toEqual([
+      { speaker: 'user1', text: 'first line\nsecond line' },
+      { speaker: 'user2', text: 'reply' },
+    ]);
+  });
+
+  it('gives text before any prefix to user1', () => {
+    expect(parseTurns('just some text\nuser2: answer')).toEqual([
+      { speaker: 'user1', text: 'just some text' },
+      { speaker: 'user2', text: 'answer' },
+    ]);
+    expect(parseTurns('no prefixes at all')).toEqual([{ speaker: 'user1', text: 'no prefixes at all' }]);
+  });
+
+  it('drops turns whose text is empty', () => {
+    expect(parseTurns('user1:\nuser2:   \n\nuser1: ok\n')).toEqual([{ speaker: 'user1', text: 'ok' }]);
+    expect(parseTurns('   \n\n')).toEqual([]);
+  });
+
+  it('does not read a URL or a time as a speaker prefix', () => {
+    expect(parseTurns('user1: hi\nhttp://example.com/x\n12:30 works?\nsee https://a.b')).toEqual([
+      { speaker: 'user1', text: 'hi\nhttp://example.com/x\n12:30 works?\nsee https://a.b' },
+    ]);
+  });
+
+  it('accepts names with spaces, dots and dashes up to 32 characters, and no longer', () => {
+    expect(parseTurns('Mary-Jane O. Smith: hi\nuser2: yo').map((t) => t.speaker)).toEqual(['user1', 'user2']);
+    const long = 'x'.repeat(33);
+    expect(parseTurns(`user2: a\n${long}: b`)).toEqual([{ speaker: 'user2', text: `a\n${long}: b` }]);
+  });
+
+  it('accepts a name whose colon ends the line', () => {
+    expect(parseTurns('alice:\nhello\nbob: hi')).toEqual([
+      { speaker: 'user1', text: 'hello' },
+      { speaker: 'user2', text: 'hi' },
+    ]);
+  });
+
+  it('keeps a colon inside the text of a turn', () => {
+    expect(parseTurns('user1: note: bring snacks')).toEqual([{ speaker: 'user1', text: 'note: bring snacks' }]);
+  });
+
+  it('parses a 500,000-character conversation', () => {
+    const text = Array.from({ length: 10_000 }, (_, i) => `user${(i % 2) + 1}: message number ${i} with a link http://x.y/z`).join('\n').padEnd(500_000, 'a');
+    const turns = parseTurns(text.slice(0, 500_000));
+    expect(turns.length).toBeGreaterThan(9_000);
+  });
+});
