@@ -1,0 +1,136 @@
+// buildApp: the whole HTTP application, without listening. main.ts adds listeners; tests use inject
+// or listen on port 0. Plugins go in lifecycle order: security headers, error mapping, request
+// observation, public probes, then the protected context (auth -> rate limit -> routes).
+import helmet from '@fastify/helmet';
+import type { Server as HttpsServer } from 'node:https';
+import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.ts';
+import type { ApiKey } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { protectRoutes } from './http/protected.ts';
+import type { ScoringDeps } from './http/scoring-call.ts';
+import { createAudit } from './ops/audit.ts';
+import { createLogger, type Logger } from './ops/logger.ts';
+import type { Metrics } from './ops/metrics.ts';
+import { healthRoutes } from './routes/health.ts';
+import { infoRoute } from './routes/info.ts';
+import { predictRoutes } from './routes/predict.ts';
+import { v2Routes } from './routes/v2/index.ts';
+import type { ScorerOptions } from './scoring/scorer.ts';
+import type { Scorer } from './scoring/types.ts';
+
+export interface TlsMaterial {
+  key: string;
+  cert: string;
+}
+
+export interface AppDeps {
+  config: Config;
+  scorer: Scorer;
+  /** Accepted API keys (see http/auth.ts loadApiKeys). */
+  keys: ApiKey[];
+  logger?: Logger;
+  metrics?: Metrics;
+  /** Serve HTTPS with this certificate; plain HTTP when absent (TLS_MODE=off, or inject in tests). */
+  tls?: TlsMaterial;
+}
+
+/** Dependencies every protected route plugin receives, v1 and later interfaces alike. */
+export interface ProtectedRouteDeps extends ScoringDeps {
+  config: Config;
+  logger: Logger;
+}
+
+/** The engine settings a Config asks for, reporting each scoring call to `metrics`. */
+export function scorerOptions(config: Config, metrics: Metrics | undefined): ScorerOptions {
+  return {
+    modelDir: config.MODEL_DIR,
+    workers: config.WORKERS,
+    intraOpThreads: config.INTRA_OP_THREADS,
+    maxQueue: config.MAX_QUEUE,
+    timeoutMs: config.REQUEST_TIMEOUT_MS,
+    ...(metrics ? { onObservation: metrics.recordObservation } : {}),
+  };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, scorer, metrics } = deps;
+  const logger = deps.logger ?? createLogger({ level: 'silent' });
+  const options: FastifyServerOptions = {
+    loggerInstance: logger,
+    // Request lines are written below from the route pattern; fastify's own would carry the raw URL.
+    logController: new LogController({ disableRequestLogging: true }),
+    // A client-chosen request id would be copied into every log line: never trust it.
+    requestIdHeader: false,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // A hop count becomes the predicate fastify itself builds for one (its types omit the number form).
+    trustProxy:
+      typeof config.TRUST_PROXY === 'number'
+        ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.TRUST_PROXY)
+        : config.TRUST_PROXY,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    ajv: {
+      // Bodies are validated as sent: no coercion ("123" stays a string, 5 is not a conversation)
+      // and no silent removal of unknown fields (they are a 422, see http/schemas.ts).
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+    },
+  };
+  const app = (
+    deps.tls === undefined
+      ? Fastify(options)
+      : Fastify({
+          ...options,
+          https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' },
+        } as FastifyHttpsOptions<HttpsServer>)
+  ) as unknown as FastifyInstance;
+
+  app.decorateRequest('apiKeyId', undefined);
+  await app.register(helmet, { global: true });
+  registerErrorHandling(app, config.BODY_LIMIT_BYTES);
+
+  if (config.TLS_MODE === 'off' && config.TRUST_PROXY !== false) {
+    // Behind a TLS-terminating proxy: a request the proxy says arrived over plain HTTP is sent to HTTPS.
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.headers['x-forwarded-proto'] !== undefined && request.protocol === 'http') {
+        return reply.code(308).header('location', `https://${request.host}${request.url}`).send();
+      }
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics?.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics?.httpDuration.observe({ route, method: request.method }, seconds);
+    request.log.info(
+      { method: request.method, route, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
+  });
+
+  await app.register(healthRoutes, { scorer });
+
+  const routeDeps: ProtectedRouteDeps = {
+    config,
+    logger,
+    scorer,
+    metrics,
+    audit: createAudit(logger, config.AUDIT_LOG),
+  };
+  await app.register(async (scope) => {
+    await protectRoutes(scope, {
+      keys: deps.keys,
+      rateLimitMax: config.RATE_LIMIT_MAX,
+      rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
+      metrics,
+    });
+    await scope.register(predictRoutes, routeDeps);
+    await scope.register(infoRoute, { scorer });
+    // ---- Preview /v2 (owned by the v2 engineer) --------------------------------------------------
+    // Registered here, inside the protected context, so it inherits auth and the per-key rate limit.
+    await scope.register(v2Routes, { ...routeDeps, prefix: '/v2' });
+    // ------------------------------------------------------------------------------------------------
+  });
+
+  return app;
+}

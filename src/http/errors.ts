@@ -1,0 +1,149 @@
+// Maps every failure to `{detail}` with the right status. Details are written here, never copied from
+// an error message, so no stack trace, body fragment or key can reach a client or a log through them.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ScoringError } from '../scoring/types.ts';
+
+/** An error whose status and detail are meant for the client as they are. */
+export class HttpError extends Error {
+  readonly statusCode: number;
+  readonly detail: string;
+  readonly headers: Record<string, string>;
+  constructor(statusCode: number, detail: string, headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = 'HttpError';
+    this.statusCode = statusCode;
+    this.detail = detail;
+    this.headers = headers;
+  }
+}
+
+export const errorBodySchema = {
+  $id: 'ErrorBody',
+  type: 'object',
+  description: 'Every error answer: a human-readable reason, never echoing the request body.',
+  properties: { detail: { type: 'string' } },
+  required: ['detail'],
+  additionalProperties: false,
+} as const;
+
+/** Seconds a client should wait before retrying a 503 caused by load. */
+export const RETRY_AFTER_BUSY_S = 1;
+
+interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** `/conversations/3/age_a` -> `conversations[3].age_a`. */
+export function jsonPointerToPath(pointer: string, extra?: string): string {
+  const parts = pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (extra !== undefined) parts.push(extra);
+  let path = '';
+  for (const part of parts) path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
+  return path === '' ? 'body' : path;
+}
+
+/** One readable sentence naming the field, from the first schema error that is not a branch marker. */
+export function validationDetail(errors: AjvLikeError[]): string {
+  // if/then/else reports the inner failure and then an `if` error that only says a branch failed.
+  const e = errors.find((x) => x.keyword !== 'if' && x.keyword !== 'anyOf' && x.keyword !== 'oneOf') ?? errors[0];
+  if (e === undefined) return 'body: invalid request body';
+  const p = e.params;
+  switch (e.keyword) {
+    case 'required':
+      return `${jsonPointerToPath(e.instancePath, String(p.missingProperty))}: is required`;
+    case 'additionalProperties':
+      return `${jsonPointerToPath(e.instancePath)}: unknown field "${String(p.additionalProperty).slice(0, 64)}"`;
+    case 'minLength':
+      return p.limit === 1
+        ? `${jsonPointerToPath(e.instancePath)}: must not be empty`
+        : `${jsonPointerToPath(e.instancePath)}: must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `${jsonPointerToPath(e.instancePath)}: must be at most ${String(p.limit)} characters`;
+    case 'minItems':
+      return `${jsonPointerToPath(e.instancePath)}: must hold at least ${String(p.limit)} item(s)`;
+    case 'maxItems':
+      return `${jsonPointerToPath(e.instancePath)}: must hold at most ${String(p.limit)} items`;
+    case 'type':
+      return `${jsonPointerToPath(e.instancePath)}: must be ${String(p.type)}`;
+    default:
+      return `${jsonPointerToPath(e.instancePath)}: ${e.message ?? 'is invalid'}`;
+  }
+}
+
+const GENERIC_DETAIL: Record<number, string> = {
+  400: 'Bad request',
+  404: 'Not found',
+  405: 'Method not allowed',
+  408: 'Request timeout',
+  411: 'Content-Length required',
+  413: 'Request body too large',
+  414: 'URI too long',
+  415: 'Unsupported media type: send application/json',
+  431: 'Request headers too large',
+};
+
+/** 503 while the model is not loaded; a reload is slow, so clients are told to wait longer. */
+export const modelUnavailable = () =>
+  new HttpError(503, 'Model is not loaded; the service is degraded', { 'retry-after': '30' });
+
+function scoringAnswer(err: ScoringError): HttpError {
+  const retry = { 'retry-after': String(RETRY_AFTER_BUSY_S) };
+  switch (err.kind) {
+    case 'model_unavailable':
+      return modelUnavailable();
+    case 'overloaded':
+      return new HttpError(503, 'Scoring queue is full; retry later', retry);
+    case 'timeout':
+      return new HttpError(503, 'Scoring did not finish in time; retry later', retry);
+    case 'internal':
+      return new HttpError(500, 'Prediction failed unexpectedly');
+  }
+}
+
+/** The answer for any error: status, detail and headers, decided without reading its message. */
+export function toHttpError(error: unknown, bodyLimit: number): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ScoringError) return scoringAnswer(error);
+  const fe = error as Partial<FastifyError> & { detail?: unknown };
+  if (Array.isArray(fe.validation)) return new HttpError(422, validationDetail(fe.validation as AjvLikeError[]));
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new HttpError(422, 'body: malformed JSON');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new HttpError(422, 'body: must be a JSON object, got an empty body');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpError(413, `Request body exceeds the limit of ${bodyLimit} bytes`);
+  }
+  const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
+  if (status === 429 && typeof fe.detail === 'string') return new HttpError(429, fe.detail);
+  if (status >= 400 && status < 500) return new HttpError(status, GENERIC_DETAIL[status] ?? 'Bad request');
+  return new HttpError(500, 'Internal server error');
+}
+
+/** A loggable description of an unexpected error: its type and stack frames, never its message. */
+export function describeBug(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const frames = (error.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n');
+  return {
+    type: error.name,
+    code: (error as { code?: unknown }).code,
+    kind: error instanceof ScoringError ? error.kind : undefined,
+    stack: frames,
+  };
+}
+
+export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const answer = toHttpError(error, bodyLimit);
+    if (answer.statusCode === 500) {
+      request.log.error({ bug: describeBug(error) }, 'request failed');
+    } else if (error instanceof ScoringError) {
+      request.log.warn({ scoring_error: error.kind }, 'scoring unavailable');
+    }
+    return reply.code(answer.statusCode).headers(answer.headers).send({ detail: answer.detail });
+  });
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: 'Not found' }));
+}

@@ -1,0 +1,146 @@
+// The sockets: the app on PORT (TLS, or plain behind a proxy), a plain listener on HTTP_PORT that only
+// redirects to HTTPS, and the metrics listener on its own port. main.ts starts them; tests too.
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { hostname } from 'node:os';
+import { X509Certificate } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { generate } from 'selfsigned';
+import type { TlsMaterial } from '../app.ts';
+import type { Config } from '../config.ts';
+
+export interface ResolvedTls extends TlsMaterial {
+  /** SHA-256 fingerprint of the certificate, `AA:BB:...`, for operators to pin or compare. */
+  fingerprint256: string;
+  selfSigned: boolean;
+}
+
+/** The PEM files given by TLS_CERT_FILE / TLS_KEY_FILE, or a fresh self-signed certificate. */
+export async function resolveTls(config: Pick<Config, 'TLS_CERT_FILE' | 'TLS_KEY_FILE'>): Promise<ResolvedTls> {
+  let material: TlsMaterial;
+  let selfSigned = false;
+  if (config.TLS_CERT_FILE !== undefined && config.TLS_KEY_FILE !== undefined) {
+    material = {
+      cert: await readFile(config.TLS_CERT_FILE, 'utf8'),
+      key: await readFile(config.TLS_KEY_FILE, 'utf8'),
+    };
+  } else {
+    material = await selfSignedCertificate();
+    selfSigned = true;
+  }
+  const fingerprint256 = new X509Certificate(material.cert).fingerprint256;
+  return { ...material, fingerprint256, selfSigned };
+}
+
+export async function selfSignedCertificate(): Promise<TlsMaterial> {
+  const name = hostname();
+  const now = Date.now();
+  const pems = await generate([{ name: 'commonName', value: name }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now - 60_000),
+    notAfterDate: new Date(now + 365 * 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: name },
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+/** Where a plain-HTTP request is sent: same host name, the HTTPS port, same path and query. */
+export function httpsLocation(hostHeader: string | undefined, url: string | undefined, httpsPort: number): string | undefined {
+  // Only a syntactically plain host is echoed into Location; anything else gets no redirect target.
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/.exec(hostHeader ?? '');
+  if (m === null) return undefined;
+  const port = httpsPort === 443 ? '' : `:${httpsPort}`;
+  const path = url !== undefined && url.startsWith('/') && !url.startsWith('//') ? url : '/';
+  return `https://${m[1]}${port}${path}`;
+}
+
+/** A plain HTTP server whose only answer is 308 to HTTPS (400 when the Host header is unusable). */
+export function createRedirectServer(httpsPort: number): Server {
+  return createServer((req, res) => {
+    const location = httpsLocation(req.headers.host, req.url, httpsPort);
+    if (location === undefined) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"detail":"Host header required"}');
+      return;
+    }
+    res.writeHead(308, { location, 'content-type': 'application/json' });
+    res.end(JSON.stringify({ detail: `Use HTTPS: ${location}` }));
+  });
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+export interface Listeners {
+  /** Base URL of the app listener, e.g. https://127.0.0.1:8443. */
+  appUrl: string;
+  redirectPort: number | undefined;
+  metricsPort: number | undefined;
+  /** Stops accepting on every port, letting in-flight app requests finish. */
+  close(): Promise<void>;
+}
+
+export interface ListenerOptions {
+  app: FastifyInstance;
+  metricsServer: FastifyInstance | undefined;
+  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST'>;
+}
+
+export async function startListeners({ app, metricsServer, config }: ListenerOptions): Promise<Listeners> {
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const address = app.server.address();
+  const appPort = typeof address === 'object' && address !== null ? address.port : config.PORT;
+  const scheme = config.TLS_MODE === 'on' ? 'https' : 'http';
+
+  // With TLS off the proxy in front owns the plain port and its redirect; a second one here would
+  // send clients to a port that does not speak TLS.
+  let redirect: Server | undefined;
+  if (config.TLS_MODE === 'on' && config.HTTP_PORT > 0) {
+    redirect = createRedirectServer(appPort);
+    await listen(redirect, config.HTTP_PORT, config.HOST);
+  }
+  let metricsPort: number | undefined;
+  if (metricsServer !== undefined && config.METRICS_PORT > 0) {
+    await metricsServer.listen({ host: config.METRICS_HOST, port: config.METRICS_PORT });
+    const a = metricsServer.server.address();
+    metricsPort = typeof a === 'object' && a !== null ? a.port : config.METRICS_PORT;
+  }
+  const r = redirect?.address();
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return {
+    appUrl: `${scheme}://${host}:${appPort}`,
+    redirectPort: typeof r === 'object' && r !== null ? r.port : undefined,
+    metricsPort,
+    async close() {
+      const closeRedirect = new Promise<void>((resolve) => {
+        if (redirect === undefined) return resolve();
+        redirect.close(() => resolve());
+        redirect.closeIdleConnections();
+      });
+      // The app first and alone decides how long in-flight requests take; metrics stay up meanwhile.
+      await Promise.all([app.close(), closeRedirect]);
+      await metricsServer?.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// The protected context: every route registered inside it is authenticated (onRequest, before the
+// body is read) and rate limited per API key. Encapsulation keeps both off the public probes.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Metrics } from '../ops/metrics.ts';
+import { bearerAuth, type ApiKey } from './auth.ts';
+import { HttpError } from './errors.ts';
+
+export interface ProtectedContextOptions {
+  keys: ApiKey[];
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  metrics: Metrics | undefined;
+}
+
+/** Auth then rate limit; the caller registers its routes on the returned scope afterwards. */
+export async function protectRoutes(scope: FastifyInstance, opts: ProtectedContextOptions): Promise<void> {
+  scope.addHook('onRequest', bearerAuth(opts.keys));
+  // Registered after the auth hook: its per-route onRequest hook runs after every context hook, so
+  // the key is known when the bucket is chosen, and unauthenticated requests never spend a key's quota.
+  await scope.register(rateLimit, {
+    max: opts.rateLimitMax,
+    timeWindow: opts.rateLimitWindowMs,
+    keyGenerator: (request: FastifyRequest) => request.apiKeyId ?? 'unauthenticated',
+    onExceeded: () => opts.metrics?.rateLimited.inc(),
+    errorResponseBuilder: (_request, context) =>
+      new HttpError(429, `Rate limit exceeded: ${context.max} requests per window; retry in ${context.after}`),
+  });
+}

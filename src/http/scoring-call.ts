@@ -1,0 +1,61 @@
+// The one path from a validated HTTP body to the engine and back: ages checked, cancellation wired to
+// the client connection, metrics and audit recorded, model version stamped on the answer. v1 routes use
+// it, and later interfaces can too, so every prediction is observed the same way.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ageError } from '../scoring/ages.ts';
+import type { ModelManifest, Prediction, ScoreRequest, Scorer } from '../scoring/types.ts';
+import type { AuditSink } from '../ops/audit.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import { HttpError } from './errors.ts';
+
+export interface ScoringDeps {
+  scorer: Scorer;
+  metrics: Metrics | undefined;
+  audit: AuditSink;
+}
+
+export const modelVersion = (m: ModelManifest) => `${m.name}@${m.version}`;
+
+/**
+ * Throws a 422 naming the field when an age is not one of the accepted forms.
+ * `where` prefixes the field, e.g. `conversations[3].` for a batch item.
+ */
+export function checkAges(item: { age_a?: string | undefined; age_b?: string | undefined }, where = ''): void {
+  for (const field of ['age_a', 'age_b'] as const) {
+    const value = item[field];
+    if (value === undefined) continue;
+    const problem = ageError(field, value);
+    if (problem !== undefined) throw new HttpError(422, `${where}${problem}`);
+  }
+}
+
+/** Scores `items` for this request; rejects with ScoringError, which the error handler maps. */
+export async function score(
+  deps: ScoringDeps,
+  items: ScoreRequest[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Prediction[]> {
+  // A client that hangs up no longer needs its queued work: abort it so the queue serves others.
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  };
+  request.raw.socket?.once('close', onClose);
+  let predictions: Prediction[];
+  try {
+    predictions = await deps.scorer.score(items, { signal: controller.signal });
+  } finally {
+    request.raw.socket?.off('close', onClose);
+  }
+  const manifest = deps.scorer.manifest;
+  const version = manifest === undefined ? 'unknown' : modelVersion(manifest);
+  if (manifest !== undefined) reply.header('x-model-version', version).header('x-model-name', manifest.name);
+  const latencyMs = reply.elapsedTime;
+  predictions.forEach((prediction, i) => {
+    deps.metrics?.recordPrediction(prediction);
+    const item = items[i];
+    if (item !== undefined) deps.audit(item.conversation, prediction, version, latencyMs);
+  });
+  return predictions;
+}

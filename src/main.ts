@@ -1,0 +1,79 @@
+// Process entry: config -> logger, keys, metrics -> scorer -> app -> listeners -> graceful shutdown.
+// A model that fails to load leaves the process up and degraded; a bad setting exits non-zero.
+import { buildApp, scorerOptions } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { loadApiKeys, type ApiKeySet } from './http/auth.ts';
+import { resolveTls, startListeners, type ResolvedTls } from './http/listeners.ts';
+import { installGracefulShutdown } from './ops/lifecycle.ts';
+import { createLogger } from './ops/logger.ts';
+import { buildMetricsServer, createMetrics } from './ops/metrics.ts';
+import { createScorer } from './scoring/scorer.ts';
+
+function fail(message: string): never {
+  process.stderr.write(`conversation-risk: ${message}\n`);
+  process.exit(1);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  fail(err instanceof ConfigError ? err.message : `invalid configuration: ${String(err)}`);
+}
+
+const logger = createLogger({ level: config.LOG_LEVEL });
+
+let keySet: ApiKeySet;
+try {
+  keySet = loadApiKeys(config);
+} catch (err) {
+  // The message names the variable or the entry number, never an entry itself.
+  const source = config.API_KEYS_FILE !== undefined ? 'API_KEYS_FILE' : 'API_KEYS';
+  fail(`invalid configuration: ${source}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+}
+if (keySet.generated !== undefined) {
+  // Straight to stderr, once: the JSON log (often shipped elsewhere) must never carry a key.
+  process.stderr.write(`\nNo API key configured. Generated key for this process (shown once):\n\n  ${keySet.generated}\n\n`);
+  logger.warn('no API_KEYS or API_KEYS_FILE configured: generated a key for this process and printed it to stderr once');
+}
+
+let tls: ResolvedTls | undefined;
+if (config.TLS_MODE === 'on') {
+  try {
+    tls = await resolveTls(config);
+  } catch (err) {
+    fail(`invalid configuration: TLS_CERT_FILE/TLS_KEY_FILE: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  logger.info(
+    { tls_fingerprint_sha256: tls.fingerprint256, self_signed: tls.selfSigned },
+    tls.selfSigned ? 'no TLS certificate configured: generated a self-signed one' : 'TLS certificate loaded',
+  );
+}
+
+const metrics = createMetrics();
+const scorer = await createScorer(scorerOptions(config, metrics));
+metrics.observeScorer(scorer);
+if (scorer.ready && scorer.manifest !== undefined) {
+  logger.info({ model: scorer.manifest.name, version: scorer.manifest.version, workers: config.WORKERS }, 'model loaded');
+} else {
+  logger.error({ model_dir: config.MODEL_DIR, reason: scorer.loadError }, 'model not loaded: serving degraded (/health degraded, scoring 503)');
+}
+
+const app = await buildApp({ config, scorer, keys: keySet.keys, logger, metrics, ...(tls ? { tls } : {}) });
+const metricsServer = config.METRICS_PORT > 0 ? buildMetricsServer(metrics) : undefined;
+const listeners = await startListeners({ app, metricsServer, config }).catch((err: unknown) => {
+  fail(`cannot listen: ${err instanceof Error ? err.message : String(err)}`);
+});
+logger.info(
+  { url: listeners.appUrl, redirect_port: listeners.redirectPort, metrics_port: listeners.metricsPort },
+  'listening',
+);
+
+installGracefulShutdown({
+  logger,
+  graceMs: config.SHUTDOWN_GRACE_MS,
+  steps: [
+    { name: 'listeners', run: () => listeners.close() },
+    { name: 'scorer', run: () => scorer.close() },
+  ],
+});

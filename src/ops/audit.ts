@@ -1,0 +1,44 @@
+// AUDIT_LOG=true: one line per prediction with what a reviewer may keep. The conversation appears only
+// as its SHA-256; nothing else about the request (no preview, no key, no client address) is written.
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Prediction } from '../scoring/types.ts';
+
+export interface AuditRecord {
+  conversation_sha256: string;
+  harmful_score: number;
+  risk_level: string;
+  predatory_user: string;
+  model_version: string;
+  latency_ms: number;
+}
+
+export type AuditSink = (conversation: string, prediction: Prediction, modelVersion: string, latencyMs: number) => void;
+
+export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export function auditRecord(
+  conversation: string,
+  prediction: Prediction,
+  modelVersion: string,
+  latencyMs: number,
+): AuditRecord {
+  return {
+    conversation_sha256: sha256Hex(conversation),
+    harmful_score: prediction.harmful_score,
+    risk_level: prediction.risk_level,
+    predatory_user: prediction.predatory_user,
+    model_version: modelVersion,
+    latency_ms: Math.round(latencyMs),
+  };
+}
+
+/** An audit sink writing through `logger`, or a no-op when auditing is off. */
+export function createAudit(logger: Logger, enabled: boolean): AuditSink {
+  if (!enabled) return () => {};
+  // A child without bindings of the request: the line holds the record and the logger's base fields only.
+  const audit = logger.child({ log: 'audit' });
+  return (conversation, prediction, modelVersion, latencyMs) => {
+    audit.info({ audit: auditRecord(conversation, prediction, modelVersion, latencyMs) }, 'prediction');
+  };
+}

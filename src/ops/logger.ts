@@ -1,0 +1,52 @@
+// The process logger: pino JSON lines. What it must never carry: conversation text or preview, request
+// bodies, query strings, API keys. Request lines are written by the app (see app.ts) from the route
+// pattern and status only; the serializers below make anything else that reaches the logger safe too.
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { describeBug } from '../http/errors.ts';
+
+export type { Logger };
+
+export interface LoggerOptions {
+  level: string;
+  /** Where lines go; stdout when absent. Tests pass a capturing stream. */
+  destination?: DestinationStream;
+}
+
+interface RequestLike {
+  method?: string;
+  url?: string;
+  routeOptions?: { url?: string };
+}
+
+const pathOnly = (url: string | undefined) => (url ?? '').split('?')[0];
+
+export const logSerializers = {
+  // A request is named by its route pattern when it has one, else by its path without the query.
+  req: (req: RequestLike) => ({ method: req.method, route: req.routeOptions?.url ?? pathOnly(req.url) }),
+  res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+  // An error message can quote its input; only the type and stack frames are logged.
+  err: describeBug,
+};
+
+export function createLogger(options: LoggerOptions): Logger {
+  return pino(
+    {
+      level: options.level,
+      serializers: logSerializers,
+      redact: {
+        paths: [
+          'authorization',
+          'cookie',
+          'headers.authorization',
+          'headers.cookie',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'request.headers.authorization',
+          'request.headers.cookie',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    options.destination ?? pino.destination({ fd: 1, sync: false }),
+  );
+}

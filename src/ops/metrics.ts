@@ -1,0 +1,141 @@
+// Prometheus metrics, one registry per app so tests can run several. Served only by the separate
+// metrics listener (startMetricsServer), never by the public port. Every name starts with PREFIX.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ModelManifest, Prediction, ScoreObservation } from '../scoring/types.ts';
+
+export const PREFIX = 'conversation_risk_';
+
+/** What the gauges read at scrape time; the Scorer interface satisfies it. */
+export interface ScorerState {
+  readonly ready: boolean;
+  readonly manifest: ModelManifest | undefined;
+  readonly queueSize: number;
+  readonly inFlight: number;
+}
+
+export interface Metrics {
+  /** The registry: later modules (v2 jobs) add their own metrics to it with PREFIX. */
+  registry: Registry;
+  httpRequests: Counter<'route' | 'method' | 'status'>;
+  httpDuration: Histogram<'route' | 'method'>;
+  inferenceDuration: Histogram;
+  segmentsPerConversation: Histogram;
+  predictions: Counter<'risk_level'>;
+  rateLimited: Counter;
+  /** Points the queue, in-flight and model gauges at the scorer they describe. */
+  observeScorer(scorer: ScorerState): void;
+  /** Records one scored conversation's risk level. */
+  recordPrediction(prediction: Prediction): void;
+  /** The engine's per-call report (createScorer's onObservation): inference time and segments. */
+  recordObservation(observation: ScoreObservation): void;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  let scorer: ScorerState | undefined;
+  const registers = [registry];
+
+  const httpRequests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by route pattern, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'Time from request received to response sent, by route pattern.',
+    labelNames: ['route', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const inferenceDuration = new Histogram({
+    name: `${PREFIX}inference_duration_seconds`,
+    help: 'Worker time (tokenization and ONNX run) of one scoring call, summed over its tasks.',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const segmentsPerConversation = new Histogram({
+    name: `${PREFIX}segments_per_conversation`,
+    help: 'Number of model-sized segments each scored conversation was split into.',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers,
+  });
+  const predictions = new Counter({
+    name: `${PREFIX}predictions_total`,
+    help: 'Conversations scored, by risk level.',
+    labelNames: ['risk_level'] as const,
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: `${PREFIX}rate_limited_requests_total`,
+    help: 'Requests refused with 429 because their API key exceeded the rate limit.',
+    registers,
+  });
+  new Gauge({
+    name: `${PREFIX}queue_depth`,
+    help: 'Scoring work items waiting for a worker.',
+    registers,
+    collect() {
+      this.set(scorer?.queueSize ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}inference_in_flight`,
+    help: 'Scoring work items being run by a worker.',
+    registers,
+    collect() {
+      this.set(scorer?.inFlight ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}model_loaded`,
+    help: '1 when the model is verified and loaded, else 0 (the service is degraded).',
+    registers,
+    collect() {
+      this.set(scorer?.ready === true ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}model_info`,
+    help: 'Always 1, labelled with the loaded model name and version.',
+    labelNames: ['name', 'version'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const m = scorer?.manifest;
+      if (m !== undefined) this.set({ name: m.name, version: m.version }, 1);
+    },
+  });
+
+  return {
+    registry,
+    httpRequests,
+    httpDuration,
+    inferenceDuration,
+    segmentsPerConversation,
+    predictions,
+    rateLimited,
+    observeScorer(s) {
+      scorer = s;
+    },
+    recordPrediction(p) {
+      predictions.inc({ risk_level: p.risk_level });
+    },
+    recordObservation(o) {
+      inferenceDuration.observe(o.inferenceSeconds);
+      for (const n of o.segments) segmentsPerConversation.observe(n);
+    },
+  };
+}
+
+/** A fastify instance serving only GET /metrics; the caller listens on METRICS_HOST:METRICS_PORT. */
+export function buildMetricsServer(metrics: Metrics): FastifyInstance {
+  const server = Fastify({ logger: false });
+  server.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+  return server;
+}
