@@ -1,0 +1,115 @@
+// Delivers one webhook message per the Standard Webhooks spec, retrying with backoff until it is
+// accepted (2xx), the attempts or the time budget run out, or the caller aborts (shutdown).
+import { performance } from 'node:perf_hooks';
+import { fullJitter, retryAfterMs, sleep } from './backoff.ts';
+import type { AttemptResult, JobMetrics } from './metrics.ts';
+import { signWebhook } from './signing.ts';
+
+export interface DeliveryPolicy {
+  /** HMAC key: the decoded bytes of WEBHOOK_SECRET. */
+  key: Buffer;
+  timeoutMs: number;
+  retryBaseMs: number;
+  maxAttempts: number;
+  /** Total time from the first attempt after which no further attempt starts. */
+  maxRetryMs: number;
+}
+
+export interface WebhookMessage {
+  /** `webhook-id`: the same on every attempt so the receiver can deduplicate. */
+  id: string;
+  body: string;
+}
+
+export interface DeliveryResult {
+  delivered: boolean;
+  attempts: number;
+  /** Why the last attempt failed (status code or error class), never a response body. */
+  lastError?: string;
+}
+
+export interface DeliveryOptions {
+  /** Aborts waiting and the attempt in progress (shutdown deadline). */
+  signal?: AbortSignal;
+  metrics?: Pick<JobMetrics, 'attempt'>;
+  onAttempt?: (attempts: number) => void;
+}
+
+const USER_AGENT = 'conversation-risk-webhooks/1';
+
+interface AttemptOutcome {
+  ok: boolean;
+  result: AttemptResult;
+  error?: string;
+  retryAfterMs?: number;
+}
+
+async function attempt(url: URL, message: WebhookMessage, policy: DeliveryPolicy, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
+  // A fresh timestamp (and so signature) per attempt: receivers reject stale timestamps (replay guard).
+  const timestamp = Math.floor(Date.now() / 1000);
+  const timeout = AbortSignal.timeout(policy.timeoutMs);
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': message.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(policy.key, message.id, timestamp, message.body),
+      },
+      body: message.body,
+      // A redirect could point anywhere, past the allow-list: it is a failed attempt, never followed.
+      redirect: 'manual',
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+    });
+    // The receiver's body is never read (nothing in it matters); cancelling frees the connection.
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status >= 200 && response.status < 300) return { ok: true, result: 'success' };
+    const waitHint =
+      response.status === 429 || response.status === 503 ? retryAfterMs(response.headers.get('retry-after')) : undefined;
+    return {
+      ok: false,
+      result: response.status >= 300 && response.status < 400 ? 'redirect' : 'http_error',
+      error: `HTTP ${response.status}`,
+      ...(waitHint === undefined ? {} : { retryAfterMs: waitHint }),
+    };
+  } catch (err) {
+    if (signal?.aborted) return { ok: false, result: 'connection_error', error: 'aborted by shutdown' };
+    if (timeout.aborted) return { ok: false, result: 'timeout', error: `no response within ${policy.timeoutMs} ms` };
+    const code = (err as { cause?: { code?: unknown } }).cause?.code;
+    return { ok: false, result: 'connection_error', error: typeof code === 'string' ? code : 'connection failed' };
+  }
+}
+
+export async function deliverWebhook(
+  url: URL,
+  message: WebhookMessage,
+  policy: DeliveryPolicy,
+  options: DeliveryOptions = {},
+): Promise<DeliveryResult> {
+  const { signal, metrics, onAttempt } = options;
+  const started = Date.now();
+  let lastError: string | undefined;
+  for (let n = 1; n <= policy.maxAttempts; n++) {
+    const t0 = performance.now();
+    const outcome = await attempt(url, message, policy, signal);
+    metrics?.attempt(outcome.result, (performance.now() - t0) / 1000);
+    onAttempt?.(n);
+    if (outcome.ok) return { delivered: true, attempts: n };
+    lastError = outcome.error;
+    if (signal?.aborted || n === policy.maxAttempts) return { delivered: false, attempts: n, lastError };
+    const backoff = fullJitter(policy.retryBaseMs, n - 1, policy.maxRetryMs);
+    // Retry-After is a floor on the wait, never a way past the total budget.
+    const wait = Math.max(backoff, outcome.retryAfterMs ?? 0);
+    if (Date.now() + wait - started > policy.maxRetryMs) {
+      return { delivered: false, attempts: n, lastError: `${lastError ?? 'failed'}; retry budget exhausted` };
+    }
+    try {
+      await sleep(wait, signal);
+    } catch {
+      return { delivered: false, attempts: n, lastError: `${lastError ?? 'failed'}; aborted by shutdown` };
+    }
+  }
+  return { delivered: false, attempts: policy.maxAttempts, lastError };
+}

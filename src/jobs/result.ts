@@ -1,0 +1,20 @@
+// What a v2 answer and a finished job keep of a prediction: scores only. No conversation_preview:
+// it would put conversation text into job memory, polling answers and webhook payloads, and a v2
+// caller already holds the messages it sent.
+import type { Prediction } from '../scoring/types.ts';
+
+/** The engine's prediction without the preview, with the score under its Preview name. */
+export type V2Prediction = Omit<Prediction, 'conversation_preview' | 'harmful_score'> & { harmfulness_score: number };
+
+export function toV2Prediction(p: Prediction): V2Prediction {
+  return {
+    harmfulness_score: p.harmful_score,
+    is_harmful: p.is_harmful,
+    risk_level: p.risk_level,
+    predatory_user: p.predatory_user,
+    user_probabilities: { user1: p.user_probabilities.user1, user2: p.user_probabilities.user2, neither: p.user_probabilities.neither },
+    confidence: p.confidence,
+    num_segments: p.num_segments,
+    used_age_features: p.used_age_features,
+  };
+}

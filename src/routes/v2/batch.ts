@@ -1,0 +1,97 @@
+// POST /v2/predict/batch and GET /v2/predict/batch/:job_id (Preview): asynchronous jobs.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from '../../http/errors.ts';
+import { checkAges } from '../../http/scoring-call.ts';
+import { JOB_RETRY_AFTER_S, type Jobs, type JobView, type RejectReason } from '../../jobs/jobs.ts';
+import { messagesToConversation } from './messages.ts';
+import { checkTextLength, errors } from './predict.ts';
+import { batchBodySchema, batchHeadersSchema, jobAcceptedSchema, jobParamsSchema, jobSchema, type BatchBody } from './schemas.ts';
+
+export interface BatchRouteOptions {
+  jobs: Jobs;
+  maxItems: number;
+}
+
+const POLL_PATH = '/v2/predict/batch/';
+
+/** Status and headers for each reason a job is refused. */
+const REJECTION: Record<RejectReason, { status: number; retryAfter?: number }> = {
+  invalid_webhook: { status: 422 },
+  too_many_items: { status: 422 },
+  idempotency_mismatch: { status: 422 },
+  too_large: { status: 413 },
+  // The caller's own quota: it frees up when one of its jobs finishes.
+  per_key_limit: { status: 429, retryAfter: JOB_RETRY_AFTER_S },
+  // Capacity of the whole service, shared by every key: the same answer as a full scoring queue.
+  queue_full: { status: 503, retryAfter: JOB_RETRY_AFTER_S },
+  model_unavailable: { status: 503, retryAfter: 30 },
+  shutting_down: { status: 503, retryAfter: JOB_RETRY_AFTER_S },
+};
+
+function keyOf(request: FastifyRequest): string {
+  // Set by the protected context's auth hook; a route here without it would be a wiring bug.
+  if (request.apiKeyId === undefined) throw new HttpError(500, 'Internal server error');
+  return request.apiKeyId;
+}
+
+const accepted = (job: JobView) => ({ job_id: job.job_id, status: job.status, poll_url: `${POLL_PATH}${job.job_id}` });
+
+export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOptions): Promise<void> {
+  const { jobs } = opts;
+
+  app.post<{ Body: BatchBody; Headers: { 'idempotency-key'?: string } }>(
+    '/predict/batch',
+    {
+      schema: {
+        body: batchBodySchema(opts.maxItems),
+        headers: batchHeadersSchema,
+        response: { 202: jobAcceptedSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (body.mode !== 'batch') {
+        throw new HttpError(422, 'mode: must be "batch" (the only mode of this Preview; streaming is not available)');
+      }
+      const seen = new Set<string>();
+      const items = body.conversations.map((c, i) => {
+        const where = `conversations[${i}].`;
+        if (seen.has(c.id)) throw new HttpError(422, `${where}id: duplicate id ${JSON.stringify(c.id)}; ids must be unique within a job`);
+        seen.add(c.id);
+        checkTextLength(c.messages, where);
+        checkAges(c, where);
+        return { id: c.id, request: { conversation: messagesToConversation(c.messages), age_a: c.age_a, age_b: c.age_b } };
+      });
+      const idemKey = request.headers['idempotency-key'];
+      const result = jobs.submit({
+        keyId: keyOf(request),
+        items,
+        webhookUrl: body.webhook_url,
+        idempotency:
+          idemKey === undefined
+            ? undefined
+            : { key: idemKey, fingerprint: createHash('sha256').update(JSON.stringify(body)).digest('hex') },
+      });
+      if (!result.ok) {
+        const answer = REJECTION[result.reason];
+        const headers: Record<string, string> = answer.retryAfter === undefined ? {} : { 'retry-after': String(answer.retryAfter) };
+        throw new HttpError(answer.status, result.detail, headers);
+      }
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(202).header('location', `${POLL_PATH}${result.job.job_id}`).send(accepted(result.job));
+    },
+  );
+
+  app.get<{ Params: { job_id: string } }>(
+    '/predict/batch/:job_id',
+    { schema: { params: jobParamsSchema, response: { 200: jobSchema, ...errors } } },
+    async (request) => {
+      // Another key's job, an expired one and one lost in a restart all answer the same 404, so a job
+      // id reveals nothing about whether it exists.
+      const job = jobs.get(keyOf(request), request.params.job_id);
+      if (job === undefined) throw new HttpError(404, 'Job not found (unknown, expired, or created by another API key)');
+      return job;
+    },
+  );
+}

@@ -1,0 +1,50 @@
+// The Preview /v2 interface: registered inside the protected context (auth, per-key rate limit)
+// with prefix /v2. Owns the batch jobs and ties their shutdown to the app's close.
+import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import type { ProtectedRouteDeps } from '../../app.ts';
+import { modelVersion } from '../../http/scoring-call.ts';
+import { createJobs, type Jobs } from '../../jobs/jobs.ts';
+import { v2BatchRoutes } from './batch.ts';
+import { v2PredictRoute } from './predict.ts';
+
+/** Share of SHUTDOWN_GRACE_MS given to jobs; the rest is left for closing the scorer and exiting. */
+const DRAIN_SHARE = 0.8;
+
+export interface V2Options extends ProtectedRouteDeps {
+  /** Conversations scored at once for batch jobs (default 2), leaving the rest of the pool to live traffic. */
+  jobConcurrency?: number;
+  /** Receives the jobs instance (tests, diagnostics). */
+  onJobs?: (jobs: Jobs) => void;
+}
+
+export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<void> {
+  const { config, scorer, metrics, audit } = deps;
+  const jobs = createJobs({
+    config,
+    scorer,
+    registry: metrics?.registry ?? new Registry(),
+    logger: deps.logger.child({ component: 'jobs' }),
+    ...(deps.jobConcurrency === undefined ? {} : { concurrency: deps.jobConcurrency }),
+    onPrediction: (request, prediction, latencyMs) => {
+      metrics?.recordPrediction(prediction);
+      const manifest = scorer.manifest;
+      audit(request.conversation, prediction, manifest === undefined ? 'unknown' : modelVersion(manifest), latencyMs);
+    },
+  });
+  deps.onJobs?.(jobs);
+
+  let closingSince = Date.now();
+  app.addHook('preClose', async () => {
+    closingSince = Date.now();
+    jobs.stopAccepting();
+  });
+  // onClose runs once the server has stopped taking requests; the scorer is closed after the app.
+  app.addHook('onClose', async () => {
+    const left = closingSince + config.SHUTDOWN_GRACE_MS * DRAIN_SHARE - Date.now();
+    await jobs.drain(left);
+  });
+
+  await app.register(v2PredictRoute, deps);
+  await app.register(v2BatchRoutes, { jobs, maxItems: config.JOB_MAX_ITEMS });
+}
