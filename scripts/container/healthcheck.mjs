@@ -1,20 +1,24 @@
-// Container HEALTHCHECK: the slim base image has no curl, so Node asks /readyz itself.
+// Container HEALTHCHECK and `helm test` probe: the slim base image has no curl, so Node asks /readyz.
 // Healthy means ready to score (model loaded), which is what compose's depends_on and operators want.
-// The certificate is usually self-signed or issued for the public name, so it is not verified here:
-// the check talks to 127.0.0.1 inside the container and sends no secret.
+// The certificate is usually self-signed or issued for the public name, so it is not verified: the
+// check sends no secret and reads only the status code.
+// Env: PORT (8443), TLS_MODE (on|off), HEALTHCHECK_HOST (127.0.0.1; the Service name in helm test).
 import http from 'node:http';
 import https from 'node:https';
 
 const tlsOff = (process.env.TLS_MODE ?? 'on').toLowerCase() === 'off';
+const host = process.env.HEALTHCHECK_HOST || '127.0.0.1';
 const port = Number(process.env.PORT || 8443);
 const client = tlsOff ? http : https;
+const target = `${tlsOff ? 'http' : 'https'}://${host}:${port}/readyz`;
 
-const req = client.get(
-  { host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false, timeout: 4000 },
-  (res) => {
-    res.resume();
-    process.exit(res.statusCode === 200 ? 0 : 1);
-  },
-);
-req.on('timeout', () => req.destroy(new Error('timeout')));
-req.on('error', () => process.exit(1));
+const req = client.get({ host, port, path: '/readyz', rejectUnauthorized: false, timeout: 4000 }, (res) => {
+  res.resume();
+  console.log(`${target} -> ${res.statusCode}`);
+  process.exit(res.statusCode === 200 ? 0 : 1);
+});
+req.on('timeout', () => req.destroy(new Error('timeout after 4 s')));
+req.on('error', (err) => {
+  console.log(`${target} -> ${err.message}`);
+  process.exit(1);
+});

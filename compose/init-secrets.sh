@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Makes ./secrets for compose.yaml: one API key (printed once, stored only as its SHA-256), and a
+# self-signed TLS certificate unless you put your own tls.crt / tls.key there first.
+# Files are readable by the container's user (uid/gid 10001) and nobody else but root.
+set -euo pipefail
+cd "$(dirname "$0")"
+mkdir -p secrets
+umask 077
+
+if [ ! -s secrets/api_keys.txt ]; then
+  key="$(openssl rand -base64 36 | tr -d '/+=\n' | cut -c1-40)"
+  printf 'sha256:%s\n' "$(printf '%s' "$key" | sha256sum | cut -d' ' -f1)" > secrets/api_keys.txt
+  echo "API key (shown once; only its hash is stored in secrets/api_keys.txt): $key"
+else
+  echo "secrets/api_keys.txt exists: kept (append sha256:<hex> lines to add keys)"
+fi
+
+if [ ! -s secrets/tls.crt ] || [ ! -s secrets/tls.key ]; then
+  cn="${TLS_CN:-$(hostname -f 2>/dev/null || hostname)}"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 825 \
+    -subj "/CN=${cn}" -addext "subjectAltName=DNS:${cn},DNS:localhost,IP:127.0.0.1" \
+    -keyout secrets/tls.key -out secrets/tls.crt 2>/dev/null
+  echo "self-signed certificate for ${cn}: $(openssl x509 -in secrets/tls.crt -noout -fingerprint -sha256)"
+fi
+
+# Compose mounts these files as they are: the service runs as 10001:10001.
+if [ "$(id -u)" -eq 0 ]; then
+  chown 0:10001 secrets/api_keys.txt secrets/tls.crt secrets/tls.key
+  chmod 0440 secrets/api_keys.txt secrets/tls.crt secrets/tls.key
+else
+  echo "not root: run 'sudo chown 0:10001 secrets/* && sudo chmod 0440 secrets/*' (or use rootless podman with --userns keep-id)"
+fi

@@ -1,0 +1,116 @@
+{{/* Chart name, truncated to the 63 characters Kubernetes allows in a label value. */}}
+{{- define "conversation-risk.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Fully qualified name: release-chart, or the release name alone when it already contains the chart name. */}}
+{{- define "conversation-risk.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "conversation-risk.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels that never change for a release: used in selectors. */}}
+{{- define "conversation-risk.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "conversation-risk.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "conversation-risk.labels" -}}
+helm.sh/chart: {{ include "conversation-risk.chart" . }}
+{{ include "conversation-risk.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: conversation-risk
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* metadata.annotations block with the common annotations merged into the given ones. */}}
+{{- define "conversation-risk.annotations" -}}
+{{- $all := merge (dict) (.extra | default dict) (.context.Values.commonAnnotations | default dict) -}}
+{{- if $all -}}
+annotations: {{- toYaml $all | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{- define "conversation-risk.image" -}}
+{{- $repo := .Values.image.repository -}}
+{{- if .Values.image.registry -}}{{- $repo = printf "%s/%s" .Values.image.registry .Values.image.repository -}}{{- end -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" $repo .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "conversation-risk.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "conversation-risk.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secret holding the API keys file. */}}
+{{- define "conversation-risk.apiKeysSecretName" -}}
+{{- default (printf "%s-api-keys" (include "conversation-risk.fullname" .)) .Values.auth.existingSecret -}}
+{{- end -}}
+
+{{/* Secret holding the webhook signing secret; empty when no secret is configured. */}}
+{{- define "conversation-risk.webhookSecretName" -}}
+{{- if .Values.webhooks.existingSecret -}}
+{{- .Values.webhooks.existingSecret -}}
+{{- else if .Values.webhooks.secret -}}
+{{- printf "%s-webhook" (include "conversation-risk.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* TLS secret (tls.crt/tls.key); empty when the pod makes a self-signed certificate. */}}
+{{- define "conversation-risk.tlsSecretName" -}}
+{{- if .Values.tls.existingSecret -}}
+{{- .Values.tls.existingSecret -}}
+{{- else if .Values.tls.certManager.enabled -}}
+{{- printf "%s-tls" (include "conversation-risk.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "conversation-risk.scheme" -}}
+{{- if .Values.tls.enabled -}}HTTPS{{- else -}}HTTP{{- end -}}
+{{- end -}}
+
+{{/* Label that lets a pod in the release namespace through the NetworkPolicy to the API port. */}}
+{{- define "conversation-risk.clientLabel" -}}
+{{ include "conversation-risk.fullname" . }}-client
+{{- end -}}
+
+{{/* Settings that cannot work together fail the render with a message instead of a broken pod. */}}
+{{- define "conversation-risk.validate" -}}
+{{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.issuerRef.name) -}}
+{{- fail "tls.certManager.enabled needs tls.certManager.issuerRef.name" -}}
+{{- end -}}
+{{- if and .Values.tls.certManager.enabled .Values.tls.existingSecret -}}
+{{- fail "set tls.existingSecret or tls.certManager.enabled, not both" -}}
+{{- end -}}
+{{- if and (not .Values.tls.enabled) (or .Values.tls.existingSecret .Values.tls.certManager.enabled) -}}
+{{- fail "tls.enabled is false: tls.existingSecret and tls.certManager are not used" -}}
+{{- end -}}
+{{- if and .Values.autoscaling.hpa.enabled (lt (int .Values.autoscaling.hpa.maxReplicas) (int .Values.autoscaling.hpa.minReplicas)) -}}
+{{- fail "autoscaling.hpa.maxReplicas must be >= minReplicas" -}}
+{{- end -}}
+{{- if le (mul (int .Values.terminationGracePeriodSeconds) 1000) (int .Values.config.shutdownGraceMs) -}}
+{{- fail "terminationGracePeriodSeconds must exceed config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,311 @@
+// The shipped container image, run as an operator runs it: built from the real Dockerfile, started
+// with a read-only root file system, all capabilities dropped and no-new-privileges, reached only
+// through its published ports (TLS with the self-signed certificate it makes at start).
+//
+// Needs a Docker-API container engine (DOCKER_HOST) and the podman CLI for the build (see below).
+// .ci/run sets both up with scripts/container/setup-podman.sh; elsewhere the suite is skipped.
+//
+// Why the image is built with the podman CLI and not testcontainers' fromDockerfile: testcontainers
+// 12 builds through the Docker build API, which cannot pass build secrets, and the npm registry's TLS
+// chain here (and at customers behind intercepting proxies) needs the CA bundle as the `npm_ca`
+// secret. `--format docker` keeps the HEALTHCHECK, which the OCI format drops.
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import https from 'node:https';
+import http from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  GenericContainer,
+  Wait,
+  getContainerRuntimeClient,
+  type StartedTestContainer,
+} from 'testcontainers';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const CLI = process.env.CONTAINER_CLI ?? 'podman';
+const BASE_IMAGE = process.env.CONTAINER_BASE_IMAGE ?? 'localhost/node24-bookworm-base';
+const IMAGE = process.env.CONTAINER_TEST_IMAGE ?? 'localhost/conversation-risk:test';
+const API_KEY = 'container-test-key-5b1d0c';
+const MARKER = 'ZQX-CONTAINER-MARKER-7731';
+const UID = '10001';
+
+function engineSkipReason(): string | undefined {
+  const host = process.env.DOCKER_HOST;
+  if (host === undefined || host === '') {
+    return 'DOCKER_HOST is not set (run scripts/container/setup-podman.sh and export what it prints)';
+  }
+  if (host.startsWith('unix://')) {
+    const socket = host.slice('unix://'.length);
+    if (!existsSync(socket) || !statSync(socket).isSocket()) return `container API socket ${socket} is missing`;
+  }
+  return undefined;
+}
+const skipReason = engineSkipReason();
+if (skipReason !== undefined) console.warn(`[container-image] suite skipped: ${skipReason}`);
+
+/** The shipped model when it is in the tree, else the contract fixture mounted read-only. */
+const shippedModel = existsSync(path.join(ROOT, 'models/conversation-risk/manifest.json'));
+const FIXTURE_MODEL = path.join(ROOT, 'test/fixtures/contract-model');
+
+/** GenericContainer has no switch for a read-only root file system; the Docker API has one. */
+class HardenedContainer extends GenericContainer {
+  withReadOnlyRootFilesystem(): this {
+    this.hostConfig.ReadonlyRootfs = true;
+    return this;
+  }
+}
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  tlsProtocol: string | null;
+}
+
+function request(
+  port: number,
+  pathName: string,
+  opts: { method?: string; body?: unknown; key?: string; tls?: boolean; timeoutMs?: number } = {},
+): Promise<Reply> {
+  const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  const headers: Record<string, string> = {};
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+  const client = opts.tls === false ? http : https;
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: pathName,
+        method: opts.method ?? (payload === undefined ? 'GET' : 'POST'),
+        headers,
+        // The image makes a self-signed certificate at start, as an operator's first run does.
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: opts.timeoutMs ?? 60_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const socket = res.socket as TLSSocket | null;
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            tlsProtocol: typeof socket?.getProtocol === 'function' ? socket.getProtocol() : null,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`timeout on ${pathName}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A two-party chat of `turns` lines; `text` is put in every line so it can be searched for. */
+function conversation(turns: number, text: string): string {
+  const lines: string[] = [];
+  for (let i = 0; i < turns; i++) {
+    lines.push(`${i % 2 === 0 ? 'user1' : 'user2'}: ${text} how was school today, did you finish the ${i} homework`);
+  }
+  return lines.join('\n');
+}
+
+describe.skipIf(skipReason !== undefined)('container image', () => {
+  let container: StartedTestContainer;
+  let logs = '';
+  let httpsPort = 0;
+
+  beforeAll(async () => {
+    // Base image: cached by the script, built from the Debian mirror when no registry is reachable.
+    if (BASE_IMAGE === 'localhost/node24-bookworm-base') {
+      await run(path.join(ROOT, 'scripts/container/build-base-image.sh'), [BASE_IMAGE], {
+        cwd: ROOT,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    }
+    const ca = process.env.NODE_EXTRA_CA_CERTS;
+    const secret = ca !== undefined && existsSync(ca) ? ['--secret', `id=npm_ca,src=${ca}`] : [];
+    const format = CLI === 'podman' ? ['--format', 'docker'] : [];
+    const started = Date.now();
+    await run(
+      CLI,
+      [
+        'build', ...format, ...secret,
+        '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`,
+        '--build-arg', 'VERSION=0.0.0-test',
+        '--build-arg', 'REVISION=container-test',
+        '-t', IMAGE, '.',
+      ],
+      { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const { stdout: size } = await run(CLI, ['image', 'inspect', '--format', '{{.Size}}', IMAGE]);
+    console.info(
+      `[container-image] built ${IMAGE} in ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
+        `size ${(Number(size.trim()) / 1e6).toFixed(0)} MB; model: ${shippedModel ? 'shipped' : 'contract fixture (mounted)'}`,
+    );
+
+    let candidate = new HardenedContainer(IMAGE)
+      .withReadOnlyRootFilesystem()
+      .withTmpFs({ '/tmp': 'rw,noexec,nosuid,size=64m' })
+      .withDroppedCapabilities('ALL')
+      .withSecurityOpt('no-new-privileges')
+      .withEnvironment({
+        API_KEYS: API_KEY,
+        // One worker makes the drain check's batch long enough to still be running at SIGTERM.
+        WORKERS: '1',
+        MAX_QUEUE: '256',
+        RATE_LIMIT_MAX: '1000',
+        SHUTDOWN_GRACE_MS: '60000',
+        REQUEST_TIMEOUT_MS: '120000',
+      })
+      .withExposedPorts(8443, 8080, 9464)
+      .withLogConsumer((stream) => {
+        stream.on('data', (chunk: Buffer | string) => {
+          logs += chunk.toString();
+        });
+      })
+      .withWaitStrategy(Wait.forHttp('/readyz', 8443).usingTls().allowInsecure().forStatusCode(200))
+      .withStartupTimeout(120_000);
+    if (!shippedModel) {
+      candidate = candidate
+        .withBindMounts([{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' }])
+        .withEnvironment({ MODEL_DIR: '/opt/model' });
+    }
+    container = await candidate.start();
+    httpsPort = container.getMappedPort(8443);
+  }, 900_000);
+
+  afterAll(async () => {
+    if (container === undefined) return;
+    const client = await getContainerRuntimeClient();
+    await client.container.remove(client.container.getById(container.getId()), { removeVolumes: true }).catch(() => {});
+  });
+
+  it('carries the OCI labels and the health check', async () => {
+    const { stdout } = await run(CLI, ['image', 'inspect', IMAGE]);
+    const [info] = JSON.parse(stdout) as [{ Config: { Labels: Record<string, string>; Healthcheck?: { Test: string[] }; User: string } }];
+    expect(info.Config.Labels['org.opencontainers.image.version']).toBe('0.0.0-test');
+    expect(info.Config.Labels['org.opencontainers.image.revision']).toBe('container-test');
+    expect(info.Config.Labels['org.opencontainers.image.source']).toMatch(/^https?:\/\//);
+    expect(info.Config.Healthcheck?.Test).toEqual(['CMD', 'node', '/app/healthcheck.mjs']);
+    expect(info.Config.User).toBe(`${UID}:${UID}`);
+  });
+
+  it('runs the service process as the numeric non-root user', async () => {
+    const status = await container.exec(['cat', '/proc/1/status']);
+    expect(status.exitCode).toBe(0);
+    const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status.stdout);
+    expect(uids?.slice(1)).toEqual([UID, UID, UID, UID]);
+    const cmdline = await container.exec(['cat', '/proc/1/cmdline']);
+    expect(cmdline.stdout.split('\0').slice(0, 2)).toEqual(['node', 'src/main.ts']);
+    // Capabilities dropped: the effective set is empty.
+    expect(/^CapEff:\s+0+$/m.test(status.stdout)).toBe(true);
+  });
+
+  it('refuses writes to the root file system and allows them only in /tmp', async () => {
+    for (const target of ['/app/src/injected.ts', '/app/models/x', '/etc/x', '/x']) {
+      const write = await container.exec(['sh', '-c', `echo x > ${target}`]);
+      expect(write.exitCode, target).not.toBe(0);
+      expect(write.output, target).toMatch(/Read-only file system/);
+    }
+    const tmp = await container.exec(['sh', '-c', 'echo x > /tmp/probe && cat /tmp/probe']);
+    expect(tmp.exitCode).toBe(0);
+  });
+
+  it('answers the probes and the health check script', async () => {
+    expect((await request(httpsPort, '/livez')).status).toBe(200);
+    const ready = await request(httpsPort, '/readyz');
+    expect(ready.status).toBe(200);
+    const health = await request(httpsPort, '/health');
+    expect(JSON.parse(health.body)).toEqual({ status: 'healthy' });
+    const check = await container.exec(['node', '/app/healthcheck.mjs']);
+    expect(check.exitCode).toBe(0);
+  });
+
+  it('scores a conversation over TLS 1.2+ with the API key from the environment', async () => {
+    const reply = await request(httpsPort, '/predict', {
+      key: API_KEY,
+      body: { conversation: conversation(12, 'hello there'), age_a: 34, age_b: 12 },
+    });
+    expect(reply.status, reply.body).toBe(200);
+    expect(['TLSv1.2', 'TLSv1.3']).toContain(reply.tlsProtocol);
+    expect(reply.headers['strict-transport-security']).toBeDefined();
+    const prediction = JSON.parse(reply.body) as Record<string, unknown>;
+    expect(typeof prediction.harmful_score).toBe('number');
+    expect(['user1', 'user2', 'neither']).toContain(prediction.predatory_user);
+    expect(prediction.used_age_features).toBe(true);
+
+    const anonymous = await request(httpsPort, '/predict', { body: { conversation: 'user1: hi' } });
+    expect(anonymous.status).toBe(401);
+    const wrong = await request(httpsPort, '/predict', { key: 'not-the-key', body: { conversation: 'user1: hi' } });
+    expect(wrong.status).toBe(403);
+  });
+
+  it('redirects plain HTTP to HTTPS and serves metrics only on the metrics port', async () => {
+    const redirect = await request(container.getMappedPort(8080), '/health', { tls: false });
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.location).toMatch(/^https:\/\//);
+
+    const metrics = await request(container.getMappedPort(9464), '/metrics', { tls: false });
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toMatch(/^conversation_risk_model_loaded 1$/m);
+    expect((await request(httpsPort, '/metrics')).status).not.toBe(200);
+  });
+
+  it('keeps conversation text out of the container logs', async () => {
+    const text = conversation(6, MARKER);
+    const paths: Array<[string, unknown, number]> = [
+      ['/predict', { conversation: text }, 200],
+      ['/batch_predict', { conversations: [text, { conversation: text, age_a: 'adult' }] }, 200],
+      ['/predict', { conversation: text, age_a: `not-an-age-${MARKER}` }, 422],
+    ];
+    for (const [route, body, status] of paths) {
+      const reply = await request(httpsPort, route, { key: API_KEY, body });
+      expect(reply.status, `${route} ${reply.body}`).toBe(status);
+    }
+    expect((await request(httpsPort, '/predict', { key: MARKER, body: { conversation: text } })).status).toBe(403);
+    // The service does log (startup, requests): an empty log would make this check vacuous.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain(MARKER);
+    expect(logs).not.toContain(API_KEY);
+  });
+
+  // Last: it stops the container.
+  it('drains an in-flight request on SIGTERM and exits 0', async () => {
+    const batch = Array.from({ length: 100 }, (_, i) => conversation(400, `drain ${i}`));
+    let answeredAt = 0;
+    const inFlight = request(httpsPort, '/batch_predict', {
+      key: API_KEY,
+      body: { conversations: batch },
+      timeoutMs: 120_000,
+    }).then((r) => {
+      answeredAt = Date.now();
+      return r;
+    });
+    // Give the request time to reach the worker, then check it really is still running.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(answeredAt, 'the batch finished before SIGTERM: make it larger').toBe(0);
+    const stopAt = Date.now();
+    const stopping = container.stop({ timeout: 60_000, remove: false });
+    const reply = await inFlight;
+    await stopping;
+    expect(reply.status, reply.body).toBe(200);
+    expect(answeredAt).toBeGreaterThan(stopAt);
+    expect((JSON.parse(reply.body) as { predictions: unknown[] }).predictions).toHaveLength(100);
+
+    const client = await getContainerRuntimeClient();
+    const state = (await client.container.inspect(client.container.getById(container.getId()))).State;
+    expect(state.Running).toBe(false);
+    expect(state.ExitCode).toBe(0);
+  }, 180_000);
+});
