@@ -157,7 +157,7 @@ describe('scoring with the contract model through the worker pool', () => {
 describe('queue bound and deadlines', () => {
   let scorer: EngineScorer;
   beforeAll(async () => {
-    scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, maxQueue: 1, timeoutMs: 20_000 });
+    scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, tasksPerWorker: 1, maxQueue: 1, timeoutMs: 20_000 });
   });
   afterAll(async () => {
     await scorer.close();

@@ -2,7 +2,8 @@
 // running is never aborted, because piscina would terminate that worker (and its loaded model) to do it.
 import { Piscina, ArrayTaskQueue } from 'piscina';
 import type { ScoreRequest } from './types.ts';
-import type { WorkerConfig, WorkerResult, WorkerTask } from './worker.ts';
+import { randomUUID } from 'node:crypto';
+import type { WorkerConfig, WorkerReadiness, WorkerResult, WorkerTask } from './worker.ts';
 
 const WORKER_FILE = new URL('./worker.ts', import.meta.url);
 
@@ -27,7 +28,7 @@ export class WithdrawnError extends Error {
 class WithdrawableQueue extends ArrayTaskQueue {
   withdraw(cancel: Int32Array): boolean {
     const tasks = (this as unknown as { tasks: QueuedTask[] }).tasks;
-    const index = tasks.findIndex((t) => t.task !== null && t.task.kind === 'score' && t.task.cancel === cancel);
+    const index = tasks.findIndex((t) => t.task !== null && t.task.cancel === cancel);
     if (index === -1) return false;
     const [task] = tasks.splice(index, 1);
     task?.done(new WithdrawnError());
@@ -49,27 +50,34 @@ export interface PoolTask {
   cancel(): void;
 }
 
-export interface PoolOptions extends WorkerConfig {
+export interface PoolOptions extends Omit<WorkerConfig, 'readyChannel'> {
   workers: number;
   maxQueue: number;
+  /** Tasks one worker holds at once: while one is tokenized off-thread, another can run ONNX. */
+  tasksPerWorker: number;
 }
 
 export class ScoringPool {
   readonly #piscina: Piscina<WorkerTask, WorkerResult>;
   readonly #workers: number;
   readonly #queue = new WithdrawableQueue();
+  readonly #ready: Promise<void>;
   #pending = 0;
 
   constructor(options: PoolOptions) {
-    const { workers, maxQueue, ...config } = options;
+    const { workers, maxQueue, tasksPerWorker, ...rest } = options;
+    const config: WorkerConfig = { ...rest, readyChannel: `scoring-ready-${randomUUID()}` };
     this.#workers = workers;
+    this.#ready = this.#collectReadiness(config.readyChannel, workers);
     this.#piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: WORKER_FILE.href,
       minThreads: workers,
       maxThreads: workers,
       idleTimeout: Number.POSITIVE_INFINITY,
       maxQueue,
-      concurrentTasksPerWorker: 1,
+      concurrentTasksPerWorker: tasksPerWorker,
+      // 'sync' would block an idle worker in Atomics.wait, stalling its model load and its async work.
+      atomics: 'async',
       taskQueue: this.#queue,
       workerData: config,
     });
@@ -83,11 +91,30 @@ export class ScoringPool {
     return Math.max(0, this.#pending - this.#piscina.queueSize);
   }
 
-  /** Resolves once every worker has loaded the model and run one inference. */
-  async warmup(timeoutMs: number): Promise<void> {
-    const barrier = new Int32Array(new SharedArrayBuffer(4));
-    const count = this.#workers;
-    await Promise.all(Array.from({ length: count }, () => this.#piscina.run({ kind: 'warmup', barrier, count, timeoutMs })));
+  /** Listens before the workers start, so no announcement is missed. */
+  #collectReadiness(name: string, count: number): Promise<void> {
+    const channel = new BroadcastChannel(name);
+    return new Promise<void>((resolve, reject) => {
+      let ready = 0;
+      channel.onmessage = (event: unknown) => {
+        const m = (event as { data: WorkerReadiness }).data;
+        if (!m.ok) reject(new Error(m.error));
+        else if (++ready === count) resolve();
+      };
+    }).finally(() => channel.close());
+  }
+
+  /** Resolves once every worker has loaded the model and run one inference; rejects on the first failure. */
+  async ready(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`workers did not load the model within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.#ready, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Submits one task; its result rejects with QueueFullError at once when the queue is full. */
@@ -95,7 +122,7 @@ export class ScoringPool {
     const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
     this.#pending++;
     const result = this.#piscina
-      .run({ kind: 'score', requests, cancel: cancelFlag })
+      .run({ requests, cancel: cancelFlag })
       .catch((err: unknown) => {
         const message = err instanceof Error ? err.message : '';
         if (message === 'Task queue is at limit' || message.startsWith('No task queue available')) throw new QueueFullError();

@@ -19,6 +19,8 @@ export interface ScorerOptions {
   onObservation?: (o: ScoreObservation) => void;
   /** Most segments per ONNX run (default 64). */
   maxBatchSegments?: number;
+  /** Tasks a worker holds at once (default 2), so tokenizing one overlaps running the model on another. */
+  tasksPerWorker?: number;
   /** How long workers may take to load the model (default 120 s). */
   loadTimeoutMs?: number;
 }
@@ -86,8 +88,9 @@ class PooledScorer implements EngineScorer {
         maxBatchSegments: this.#options.maxBatchSegments ?? 64,
         workers: this.#options.workers,
         maxQueue: this.#options.maxQueue,
+        tasksPerWorker: this.#options.tasksPerWorker ?? 2,
       });
-      await pool.warmup(this.#options.loadTimeoutMs ?? 120_000);
+      await pool.ready(this.#options.loadTimeoutMs ?? 120_000);
       this.#manifest = manifest;
       this.#pool = pool;
     } catch (err) {
@@ -134,6 +137,7 @@ class PooledScorer implements EngineScorer {
     } catch (err) {
       cancelAll();
       if (err instanceof ScoringError) throw err;
+      if (this.#closed) throw new ScoringError('model_unavailable', 'scorer closed', { cause: err });
       if (err instanceof QueueFullError) throw new ScoringError('overloaded', 'scoring queue is full', { cause: err });
       throw new ScoringError('internal', 'scoring failed', { cause: err });
     } finally {

@@ -17,20 +17,25 @@ export interface WorkerConfig {
   intraOpThreads: number;
   /** Most segments per ONNX run; bounds memory for a 500,000-character conversation. */
   maxBatchSegments: number;
+  /** BroadcastChannel name on which the worker reports that its model is loaded. */
+  readyChannel: string;
 }
 
 /** A prediction without its preview, which the main thread cuts from the text it still holds. */
 export type WorkerPrediction = Omit<Prediction, 'conversation_preview'>;
 
-export type WorkerTask =
-  | { kind: 'score'; requests: ScoreRequest[]; cancel: Int32Array }
-  /** Holds each worker until `count` warm-up tasks are running, so every worker proves it loaded. */
-  | { kind: 'warmup'; barrier: Int32Array; count: number; timeoutMs: number };
+export interface WorkerTask {
+  requests: ScoreRequest[];
+  /** Set to 1 by the main thread when the request is abandoned; checked between ONNX runs. */
+  cancel: Int32Array;
+}
 
 export type WorkerResult =
   | { kind: 'scored'; predictions: WorkerPrediction[]; inferenceSeconds: number; segments: number[] }
-  | { kind: 'cancelled' }
-  | { kind: 'warm' };
+  | { kind: 'cancelled' };
+
+/** What each worker announces on the `readyChannel` broadcast channel once it has loaded (or failed). */
+export type WorkerReadiness = { ok: true } | { ok: false; error: string };
 
 interface Engine {
   tokenizer: Tokenizer;
@@ -60,9 +65,26 @@ async function load(): Promise<Engine> {
   return { tokenizer, session };
 }
 
-// Loaded once per worker; a failure is reported by every task (and by the warm-up) instead of crashing.
-const engine: Promise<Engine> = load();
-engine.catch(() => {});
+/** One real inference, so the first request does not pay for lazy initialisation. */
+async function warmup(e: Engine): Promise<Engine> {
+  const conv = await encodeConversation(e.tokenizer, { conversation: 'user1: hello\nuser2: hi' }, config.manifest.segment);
+  await runBatch(e.session, conv.segments.map((segment) => ({ conversation: 0, segment, ageFeatures: conv.ageFeatures, cost: 0 })), [[]]);
+  return e;
+}
+
+// Loaded once per worker; a failure is announced, and reported by every task, instead of crashing.
+const engine: Promise<Engine> = load().then(warmup);
+{
+  const channel = new BroadcastChannel(config.readyChannel);
+  const announce = (m: WorkerReadiness): void => {
+    channel.postMessage(m);
+    channel.close();
+  };
+  engine.then(
+    () => announce({ ok: true }),
+    (err: unknown) => announce({ ok: false, error: err instanceof Error ? err.message : String(err) }),
+  );
+}
 
 interface Item {
   conversation: number;
@@ -92,7 +114,7 @@ async function runBatch(session: ort.InferenceSession, items: Item[], out: Segme
   }
 }
 
-async function score(task: Extract<WorkerTask, { kind: 'score' }>): Promise<WorkerResult> {
+export default async function score(task: WorkerTask): Promise<WorkerResult> {
   const { tokenizer, session } = await engine;
   const segmentShape = config.manifest.segment;
   const encoded: EncodedConversation[] = await Promise.all(task.requests.map((r) => encodeConversation(tokenizer, r, segmentShape)));
@@ -130,22 +152,3 @@ async function score(task: Extract<WorkerTask, { kind: 'score' }>): Promise<Work
   return { kind: 'scored', predictions, inferenceSeconds, segments: encoded.map((c) => c.segments.length) };
 }
 
-async function warmup(task: Extract<WorkerTask, { kind: 'warmup' }>): Promise<WorkerResult> {
-  const { tokenizer, session } = await engine;
-  // One real inference, so the first request does not pay for lazy initialisation.
-  const conv = await encodeConversation(tokenizer, { conversation: 'user1: hello\nuser2: hi' }, config.manifest.segment);
-  await runBatch(session, conv.segments.map((segment) => ({ conversation: 0, segment, ageFeatures: conv.ageFeatures, cost: 0 })), [[]]);
-  Atomics.add(task.barrier, 0, 1);
-  Atomics.notify(task.barrier, 0);
-  const deadline = Date.now() + task.timeoutMs;
-  for (let seen = Atomics.load(task.barrier, 0); seen < task.count; seen = Atomics.load(task.barrier, 0)) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`only ${seen} of ${task.count} workers loaded the model in time`);
-    Atomics.wait(task.barrier, 0, seen, left);
-  }
-  return { kind: 'warm' };
-}
-
-export default async function handle(task: WorkerTask): Promise<WorkerResult> {
-  return task.kind === 'score' ? score(task) : warmup(task);
-}
