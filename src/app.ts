@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { protectRoutes } from './http/protected.ts';
+import { redirectForwardedHttp } from './http/proxy.ts';
 import type { ScoringDeps } from './http/scoring-call.ts';
 import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
@@ -88,14 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(helmet, { global: true });
   registerErrorHandling(app, config.BODY_LIMIT_BYTES);
 
-  if (config.TLS_MODE === 'off' && config.TRUST_PROXY !== false) {
-    // Behind a TLS-terminating proxy: a request the proxy says arrived over plain HTTP is sent to HTTPS.
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.headers['x-forwarded-proto'] !== undefined && request.protocol === 'http') {
-        return reply.code(308).header('location', `https://${request.host}${request.url}`).send();
-      }
-    });
-  }
+  if (config.TLS_MODE === 'off') redirectForwardedHttp(app, config.TRUST_PROXY);
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

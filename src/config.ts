@@ -148,13 +148,14 @@ function parseTrustProxy(value: string): TrustProxy {
   if (/^\d+$/.test(v)) return Number(v);
   const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const entry of entries) {
+    if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') continue;
     const [addr, bits, extra] = entry.split('/');
     const family = isIP(addr ?? '');
     const maxBits = family === 6 ? 128 : 32;
     const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
     if (family === 0 || !bitsOk || extra !== undefined) {
       throw new ConfigError(
-        `invalid configuration: TRUST_PROXY must be false, true, a hop count or a comma list of addresses/CIDRs (bad entry "${entry}")`,
+        `invalid configuration: TRUST_PROXY must be false, true, a hop count or a comma list of addresses, CIDRs, loopback, linklocal or uniquelocal (bad entry "${entry}")`,
       );
     }
   }

@@ -1,5 +1,6 @@
 // Shared test helpers: the real app with the real scorer running the contract fixture model.
 // Generic on purpose: any suite (v1, v2, ops) can build an app with its own settings and keys.
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -103,4 +104,13 @@ export function chat(turns: number, seed = 0): string {
   const out: string[] = [];
   for (let i = 0; i < turns; i++) out.push(`user${(i % 2) + 1}: ${lines[(i + seed) % lines.length]}`);
   return out.join('\n');
+}
+
+/** A TCP port free right now on 127.0.0.1, for settings where 0 means "disabled", not "any". */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
 }
