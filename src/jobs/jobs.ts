@@ -239,8 +239,10 @@ export class Jobs {
     else queue.push(job);
     this.#metrics.jobStatus('queued');
     this.#logger.info({ job_id: job.id, items: job.ids.length, webhook: webhook !== undefined }, 'job queued');
+    // The answer describes the job as accepted (queued), before the runner may pick it up.
+    const view = this.#view(job);
     this.#pump();
-    return { ok: true, job: this.#view(job), replayed: false };
+    return { ok: true, job: view, replayed: false };
   }
 
   /** The job as its owner sees it; undefined for unknown, expired or another key's job. */

@@ -45,6 +45,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<v
     await jobs.drain(left);
   });
 
-  await app.register(v2PredictRoute, deps);
+  // Not `deps` itself: it carries the `/v2` prefix this plugin was registered with.
+  await app.register(v2PredictRoute, { scorer, metrics, audit });
   await app.register(v2BatchRoutes, { jobs, maxItems: config.JOB_MAX_ITEMS });
 }
