@@ -64,7 +64,10 @@ COPY src ./src
 COPY models ./models
 COPY scripts/container/healthcheck.mjs ./healthcheck.mjs
 
+# ORT_DISABLE_TELEMETRY: onnxruntime-node 1.30's Linux library carries Microsoft 1DS telemetry that
+# would try HTTPS uploads; an air-gapped appliance must make no outbound calls.
 ENV NODE_ENV=production \
+    ORT_DISABLE_TELEMETRY=1 \
     HOST=0.0.0.0 \
     PORT=8443 \
     HTTP_PORT=8080 \

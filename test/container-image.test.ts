@@ -180,7 +180,12 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
         .withBindMounts([{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' }])
         .withEnvironment({ MODEL_DIR: '/opt/model' });
     }
-    container = await candidate.start();
+    try {
+      container = await candidate.start();
+    } catch (err) {
+      console.error(`[container-image] container did not become ready; its log:\n${logs}`);
+      throw err;
+    }
     httpsPort = container.getMappedPort(8443);
   }, 900_000);
 
@@ -192,13 +197,43 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
 
   it('carries the OCI labels and the health check', async () => {
     const { stdout } = await run(CLI, ['image', 'inspect', IMAGE]);
-    const [info] = JSON.parse(stdout) as [{ Config: { Labels: Record<string, string>; Healthcheck?: { Test: string[] }; User: string } }];
+    const [info] = JSON.parse(stdout) as [
+      {
+        Config: { Labels: Record<string, string>; Healthcheck?: { Test: string[] }; User: string; Env: string[] };
+        Healthcheck?: { Test: string[] };
+      },
+    ];
     expect(info.Config.Labels['org.opencontainers.image.version']).toBe('0.0.0-test');
     expect(info.Config.Labels['org.opencontainers.image.revision']).toBe('container-test');
     expect(info.Config.Labels['org.opencontainers.image.source']).toMatch(/^https?:\/\//);
-    expect(info.Config.Healthcheck?.Test).toEqual(['CMD', 'node', '/app/healthcheck.mjs']);
+    // docker keeps the health check in Config, podman's inspect one level up.
+    expect((info.Config.Healthcheck ?? info.Healthcheck)?.Test).toEqual(['CMD', 'node', '/app/healthcheck.mjs']);
     expect(info.Config.User).toBe(`${UID}:${UID}`);
+    expect(info.Config.Env).toContain('ORT_DISABLE_TELEMETRY=1');
   });
+
+  it('becomes ready with no network at all (air-gapped)', async () => {
+    let isolated = new HardenedContainer(IMAGE)
+      .withReadOnlyRootFilesystem()
+      .withTmpFs({ '/tmp': 'rw,noexec,nosuid,size=64m' })
+      .withNetworkMode('none')
+      .withEnvironment({ API_KEYS: API_KEY })
+      .withWaitStrategy(Wait.forSuccessfulCommand('node /app/healthcheck.mjs'))
+      .withStartupTimeout(60_000);
+    if (!shippedModel) {
+      isolated = isolated
+        .withBindMounts([{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' }])
+        .withEnvironment({ MODEL_DIR: '/opt/model' });
+    }
+    const started = await isolated.start();
+    try {
+      const interfaces = await started.exec(['cat', '/proc/net/dev']);
+      expect(interfaces.stdout).not.toMatch(/eth0/);
+      expect((await started.exec(['node', '/app/healthcheck.mjs'])).exitCode).toBe(0);
+    } finally {
+      await started.stop({ remove: true });
+    }
+  }, 90_000);
 
   it('runs the service process as the numeric non-root user', async () => {
     const status = await container.exec(['cat', '/proc/1/status']);
@@ -234,7 +269,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
   it('scores a conversation over TLS 1.2+ with the API key from the environment', async () => {
     const reply = await request(httpsPort, '/predict', {
       key: API_KEY,
-      body: { conversation: conversation(12, 'hello there'), age_a: 34, age_b: 12 },
+      body: { conversation: conversation(12, 'hello there'), age_a: '34', age_b: '12' },
     });
     expect(reply.status, reply.body).toBe(200);
     expect(['TLSv1.2', 'TLSv1.3']).toContain(reply.tlsProtocol);
