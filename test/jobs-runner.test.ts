@@ -104,6 +104,22 @@ describe('the runner feeds the scorer at a bounded concurrency', () => {
   });
 });
 
+describe('retention', () => {
+  it('past maxRetainedResults the oldest finished job is forgotten first, so memory stays bounded', async () => {
+    const jobs = createJobs({ config: testConfig(), scorer, registry: new Registry(), logger: silent, maxRetainedResults: 5 });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const job = accepted(jobs.submit({ keyId: 'k', items: items(2, 4) }));
+      await settle(jobs, 'k', job.job_id);
+      ids.push(job.job_id);
+    }
+    expect(jobs.get('k', ids[0]!)).toBeUndefined();
+    expect(jobs.get('k', ids[1]!)?.status).toBe('done');
+    expect(jobs.get('k', ids[2]!)?.status).toBe('done');
+    await jobs.drain(1000);
+  });
+});
+
 describe('admission', () => {
   it('refuses jobs while the model is not loaded', async () => {
     const down = await createScorer({ modelDir: '/nonexistent', workers: 1, intraOpThreads: 1, maxQueue: 2, timeoutMs: 1000 });

@@ -41,6 +41,11 @@ export interface JobsDeps {
   logger: JobsLogger;
   /** Conversations scored at once for jobs, all jobs together; the rest of the pool stays free for live traffic. */
   concurrency?: number;
+  /**
+   * Most results kept by finished jobs, all keys together (default 100,000, some tens of MB). Past it
+   * the oldest finished job is forgotten before its TTL, so memory stays bounded whatever the traffic.
+   */
+  maxRetainedResults?: number;
   /** Called once per scored conversation (metrics, audit line); jobs keep neither text nor preview. */
   onPrediction?: (request: ScoreRequest, prediction: Prediction, latencyMs: number) => void;
 }
@@ -135,6 +140,10 @@ export class Jobs {
   readonly #unfinishedByKey = new Map<string, number>();
   readonly #deliveries = new Set<Promise<void>>();
   readonly #expiryTimers = new Set<NodeJS.Timeout>();
+  /** Finished jobs in completion order, oldest first: the eviction order past maxRetainedResults. */
+  readonly #finished = new Set<Job>();
+  readonly #maxRetainedResults: number;
+  #retainedResults = 0;
   /** Aborted at the shutdown deadline: withdraws queued scoring and pending webhook retries. */
   readonly #stop = new AbortController();
   #idleWaiters: Array<() => void> = [];
@@ -151,6 +160,7 @@ export class Jobs {
     this.#logger = deps.logger;
     this.#concurrency = Math.max(1, deps.concurrency ?? 2);
     this.#onPrediction = deps.onPrediction;
+    this.#maxRetainedResults = deps.maxRetainedResults ?? 100_000;
     this.#target = { allowedHosts: parseAllowedHosts(c.WEBHOOK_ALLOWED_HOSTS), allowHttp: c.WEBHOOK_ALLOW_HTTP };
     this.#delivery =
       c.WEBHOOK_SECRET === undefined
@@ -442,10 +452,22 @@ export class Jobs {
     timer.unref();
     this.#expiryTimers.add(timer);
     if (job.webhook !== undefined) this.#notify(job);
+    this.#retain(job);
     this.#checkIdle();
   }
 
+  #retain(job: Job): void {
+    this.#finished.add(job);
+    this.#retainedResults += job.results.size;
+    for (const oldest of this.#finished) {
+      if (this.#retainedResults <= this.#maxRetainedResults || oldest === job) break;
+      this.#logger.warn({ job_id: oldest.id }, 'finished job forgotten before its TTL: retained results at their limit');
+      this.#expire(oldest);
+    }
+  }
+
   #expire(job: Job): void {
+    if (this.#finished.delete(job)) this.#retainedResults -= job.results.size;
     this.#jobs.delete(job.id);
     if (job.idempotency !== undefined) this.#idempotent.delete(this.#idemKey(job.keyId, job.idempotency.key));
     job.results.clear();
