@@ -1,0 +1,95 @@
+// Turns a corpus into model tensors with the server's own encoder (src/scoring/encode.ts), so
+// training sees exactly the tensors the service feeds the model. One JSONL line per segment:
+//   {conv, seg, split, label, predator, family, source, has_ages, input_ids, speaker_ids, age_features}
+//
+//   node scripts/data/export.ts --corpus .tmp/data/corpus.jsonl --tokenizer tok.json --out segments.jsonl
+
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
+import type { ModelManifest, ScoreRequest } from '../../src/scoring/types.ts';
+import { parseJsonl, type LabeledConversation } from './record.ts';
+
+/** The segment shape the shipped model is trained for (docs/model-contract.md, manifest `segment`). */
+export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32 };
+
+export interface SegmentRow {
+  conv: string;
+  seg: number;
+  split: string;
+  label: number;
+  predator: string;
+  family: string;
+  source: string;
+  has_ages: boolean;
+  input_ids: number[][];
+  speaker_ids: number[];
+  age_features: number[];
+}
+
+export function toRequest(r: LabeledConversation): ScoreRequest {
+  const req: ScoreRequest = { conversation: r.conversation };
+  if (r.age_a !== undefined) req.age_a = r.age_a;
+  if (r.age_b !== undefined) req.age_b = r.age_b;
+  return req;
+}
+
+export async function exportSegments(
+  records: LabeledConversation[],
+  tokenizerPath: string,
+  segment: ModelManifest['segment'],
+  write: (row: SegmentRow) => void | Promise<void>,
+): Promise<void> {
+  const tokenizer = loadTokenizer(tokenizerPath);
+  const chunk = 64;
+  for (let i = 0; i < records.length; i += chunk) {
+    const batch = records.slice(i, i + chunk);
+    const encoded = await Promise.all(batch.map((r) => encodeConversation(tokenizer, toRequest(r), segment)));
+    for (let k = 0; k < batch.length; k++) {
+      const r = batch[k] as LabeledConversation;
+      const enc = encoded[k]!;
+      for (let s = 0; s < enc.segments.length; s++) {
+        const seg = enc.segments[s]!;
+        await write({
+          conv: r.id,
+          seg: s,
+          split: r.split,
+          label: r.label,
+          predator: r.predator,
+          family: r.family,
+          source: r.source,
+          has_ages: enc.usedAgeFeatures,
+          input_ids: seg.inputIds,
+          speaker_ids: seg.speakerIds,
+          age_features: enc.ageFeatures,
+        });
+      }
+    }
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      corpus: { type: 'string' },
+      tokenizer: { type: 'string' },
+      out: { type: 'string' },
+      'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
+      'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
+    },
+  });
+  if (!values.corpus || !values.tokenizer || !values.out) throw new Error('usage: export.ts --corpus c.jsonl --tokenizer t.json --out s.jsonl');
+  const records = parseJsonl<LabeledConversation>(readFileSync(values.corpus, 'utf8'));
+  mkdirSync(dirname(values.out), { recursive: true });
+  const out = createWriteStream(values.out);
+  let rows = 0;
+  await exportSegments(records, values.tokenizer, { max_turns: Number(values['max-turns']), max_tokens_per_turn: Number(values['max-tokens']) }, async (row) => {
+    rows++;
+    if (!out.write(JSON.stringify(row) + '\n')) await once(out, 'drain');
+  });
+  out.end();
+  await once(out, 'finish');
+  console.error(`export: ${records.length} conversations, ${rows} segments -> ${values.out}`);
+}

@@ -1,0 +1,32 @@
+// The labeled-conversation record every data source (generator, real chats, importers) produces.
+
+export type Split = 'train' | 'val' | 'test';
+export type PredatorLabel = 'user1' | 'user2' | 'neither';
+
+export interface LabeledConversation {
+  id: string;
+  /** Text in the API's format: one `name: text` turn per line. */
+  conversation: string;
+  label: 0 | 1;
+  predator: PredatorLabel;
+  age_a?: string;
+  age_b?: string;
+  /** Scenario family (generator) or corpus name (real data, imports). */
+  family: string;
+  split: Split;
+  /** generator | topical-chat | synthetic-persona-chat | pan12 | jsonl */
+  source: string;
+}
+
+export function toJsonl(records: Iterable<LabeledConversation>): string {
+  let out = '';
+  for (const r of records) out += JSON.stringify(r) + '\n';
+  return out;
+}
+
+export function parseJsonl<T>(text: string): T[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T);
+}

@@ -1,0 +1,100 @@
+// Classification and calibration metrics for the evaluation report. Pure functions over scores.
+
+export function rocAuc(labels: readonly number[], scores: readonly number[]): number {
+  const idx = scores.map((_, i) => i).sort((a, b) => (scores[a] as number) - (scores[b] as number));
+  // Average ranks for ties, then the Mann-Whitney statistic.
+  const ranks = new Array<number>(scores.length);
+  for (let i = 0; i < idx.length; ) {
+    let j = i;
+    while (j + 1 < idx.length && scores[idx[j + 1] as number] === scores[idx[i] as number]) j++;
+    for (let k = i; k <= j; k++) ranks[idx[k] as number] = (i + j) / 2 + 1;
+    i = j + 1;
+  }
+  let pos = 0;
+  let rankSum = 0;
+  labels.forEach((y, i) => {
+    if (y === 1) {
+      pos++;
+      rankSum += ranks[i] as number;
+    }
+  });
+  const neg = labels.length - pos;
+  if (pos === 0 || neg === 0) return Number.NaN;
+  return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
+}
+
+/** Average precision (area under the precision-recall curve, step interpolation). */
+export function prAuc(labels: readonly number[], scores: readonly number[]): number {
+  const idx = scores.map((_, i) => i).sort((a, b) => (scores[b] as number) - (scores[a] as number));
+  const pos = labels.filter((y) => y === 1).length;
+  if (pos === 0) return Number.NaN;
+  let tp = 0;
+  let ap = 0;
+  idx.forEach((i, k) => {
+    if (labels[i] === 1) {
+      tp++;
+      ap += tp / (k + 1);
+    }
+  });
+  return ap / pos;
+}
+
+export interface ThresholdMetrics {
+  threshold: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  f05: number;
+  fpr: number;
+  tp: number;
+  fp: number;
+  tn: number;
+  fn: number;
+}
+
+export function atThreshold(labels: readonly number[], scores: readonly number[], threshold = 0.5): ThresholdMetrics {
+  let tp = 0;
+  let fp = 0;
+  let tn = 0;
+  let fn = 0;
+  labels.forEach((y, i) => {
+    const hit = (scores[i] as number) > threshold;
+    if (y === 1) hit ? tp++ : fn++;
+    else hit ? fp++ : tn++;
+  });
+  const precision = tp + fp === 0 ? 0 : tp / (tp + fp);
+  const recall = tp + fn === 0 ? 0 : tp / (tp + fn);
+  const fbeta = (b: number): number => (precision + recall === 0 ? 0 : ((1 + b * b) * precision * recall) / (b * b * precision + recall));
+  return { threshold, precision, recall, f1: fbeta(1), f05: fbeta(0.5), fpr: fp + tn === 0 ? 0 : fp / (fp + tn), tp, fp, tn, fn };
+}
+
+export interface ReliabilityBin {
+  lo: number;
+  hi: number;
+  count: number;
+  meanScore: number;
+  fractionHarmful: number;
+}
+
+/** Expected calibration error over equal-width bins, with the bins for the reliability diagram. */
+export function calibrationError(labels: readonly number[], scores: readonly number[], bins = 10): { ece: number; bins: ReliabilityBin[] } {
+  const out: ReliabilityBin[] = Array.from({ length: bins }, (_, b) => ({ lo: b / bins, hi: (b + 1) / bins, count: 0, meanScore: 0, fractionHarmful: 0 }));
+  scores.forEach((s, i) => {
+    const bin = out[Math.min(bins - 1, Math.floor(s * bins))] as ReliabilityBin;
+    bin.count++;
+    bin.meanScore += s;
+    bin.fractionHarmful += labels[i] as number;
+  });
+  let ece = 0;
+  for (const bin of out) {
+    if (bin.count === 0) continue;
+    bin.meanScore /= bin.count;
+    bin.fractionHarmful /= bin.count;
+    ece += (bin.count / scores.length) * Math.abs(bin.meanScore - bin.fractionHarmful);
+  }
+  return { ece, bins: out };
+}
+
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
+}

@@ -1,0 +1,88 @@
+// Writes manifest.json for a trained model directory (docs/model-contract.md): file hashes, the
+// tensor signature, segment shape, calibration from training, and a training-data summary.
+//
+//   node scripts/train/package.ts --dir DIR --summary corpus.summary.json [--version 1.0.0]
+
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sha256File } from '../../src/scoring/model-package.ts';
+import type { ModelManifest } from '../../src/scoring/types.ts';
+import { DEFAULT_SEGMENT } from '../data/export.ts';
+
+export const PACKAGE_FILES = ['model.onnx', 'tokenizer.json'] as const;
+
+interface TrainingInfo {
+  calibration: ModelManifest['calibration'];
+  hyperparameters: Record<string, unknown>;
+  conversations: Record<string, number>;
+  history: Array<Record<string, number>>;
+}
+
+export async function writeManifest(options: {
+  dir: string;
+  version: string;
+  segment?: ModelManifest['segment'];
+  summary: Record<string, unknown>;
+  metrics?: Record<string, unknown>;
+}): Promise<ModelManifest> {
+  const training = JSON.parse(readFileSync(join(options.dir, 'training.json'), 'utf8')) as TrainingInfo;
+  const files: ModelManifest['files'] = {};
+  for (const f of PACKAGE_FILES) {
+    files[f] = { sha256: await sha256File(join(options.dir, f)), bytes: statSync(join(options.dir, f)).size };
+  }
+  const manifest: ModelManifest = {
+    contract_version: 1,
+    name: 'conversation-risk',
+    version: options.version,
+    created: new Date().toISOString(),
+    files,
+    inputs: {
+      input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
+      speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
+      age_features: { dtype: 'float32', shape: ['batch', 8] },
+    },
+    outputs: {
+      harm_logit: { dtype: 'float32', shape: ['batch'] },
+      speaker_logits: { dtype: 'float32', shape: ['batch', 3] },
+    },
+    labels: { harmful: ['benign', 'harmful'], speaker: ['user1', 'user2', 'neither'] },
+    segment: options.segment ?? DEFAULT_SEGMENT,
+    age_features: {
+      size: 8,
+      description: 'per speaker (user1 then user2): present, p_minor, lo/100, hi/100',
+    },
+    calibration: training.calibration,
+    aggregation: { method: 'max-harm, harm-weighted-speaker' },
+    training_data: {
+      sources: options.summary,
+      conversations_used: training.conversations,
+      hyperparameters: training.hyperparameters,
+      final_epoch: training.history.at(-1),
+      note: 'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon) and Synthetic-Persona-Chat (CC BY 4.0, Google Research). No PAN12-derived data.',
+    },
+    metrics: options.metrics ?? {},
+  };
+  writeFileSync(join(options.dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  return manifest;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string' },
+      summary: { type: 'string' },
+      version: { type: 'string', default: '1.0.0' },
+      'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
+      'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
+    },
+  });
+  if (!values.dir || !values.summary) throw new Error('usage: package.ts --dir DIR --summary corpus.summary.json');
+  await writeManifest({
+    dir: values.dir,
+    version: values.version,
+    segment: { max_turns: Number(values['max-turns']), max_tokens_per_turn: Number(values['max-tokens']) },
+    summary: JSON.parse(readFileSync(values.summary, 'utf8')) as Record<string, unknown>,
+  });
+  console.error(`manifest -> ${join(values.dir, 'manifest.json')}`);
+}

@@ -1,0 +1,266 @@
+"""Trains the conversation-risk model on exported segments, calibrates it and exports ONNX.
+
+  /usr/bin/python3 scripts/train/train.py --segments segs.jsonl --tokenizer tokenizer.json --out DIR [--epochs 5]
+
+Reads the segment JSONL written by scripts/data/export.ts (the server's own encoder), trains at
+conversation level (max over segment logits, harm-weighted speaker mixture: the aggregation of
+docs/model-contract.md), fits temperature + bias on the validation conversations after that same
+aggregation, and writes DIR/model.onnx and DIR/training.json.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model import ConversationRisk  # noqa: E402
+
+SPEAKERS = {"user1": 0, "user2": 1, "neither": 2}
+
+
+def seed_everything(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def load_conversations(path):
+    convs = {}
+    order = []
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            c = convs.get(r["conv"])
+            if c is None:
+                c = convs[r["conv"]] = {
+                    "id": r["conv"], "split": r["split"], "label": r["label"],
+                    "speaker": SPEAKERS[r["predator"]], "ages": r["age_features"], "segments": [],
+                }
+                order.append(r["conv"])
+            c["segments"].append((r["input_ids"], r["speaker_ids"]))
+    return [convs[k] for k in order]
+
+
+def collate(convs, max_tokens=None):
+    """Pads the batch's segments to the longest segment and the longest piece (as the server does)."""
+    segs = [(s, c["ages"]) for c in convs for s in c["segments"]]
+    T = max(len(s[0][1]) for s in segs)
+    L = max(len(ids) for s in segs for ids in s[0][0])
+    if max_tokens:
+        L = min(L, max_tokens)
+    ids = np.zeros((len(segs), T, L), dtype=np.int64)
+    spk = np.zeros((len(segs), T), dtype=np.int64)
+    ages = np.zeros((len(segs), 8), dtype=np.float32)
+    owner = []
+    for i, ((inp, sp), a) in enumerate(segs):
+        for t, piece in enumerate(inp):
+            ids[i, t, : len(piece)] = piece[:L]
+        spk[i, : len(sp)] = sp
+        ages[i] = a
+    for ci, c in enumerate(convs):
+        owner += [ci] * len(c["segments"])
+    return torch.from_numpy(ids), torch.from_numpy(spk), torch.from_numpy(ages), torch.tensor(owner)
+
+
+def augment(ids, spk, ages, owner, target, token_dropout):
+    """Token dropout (against memorising exact phrasings) and speaker mirroring: swapping user1 and
+    user2 (ids, age halves and the predator label) in half the conversations teaches attribution
+    that depends on what each side says, not on who spoke first."""
+    if token_dropout > 0:
+        ids = ids * (torch.rand(ids.shape) >= token_dropout).to(ids.dtype)
+    flip = torch.rand(target.shape[0]) < 0.5
+    seg_flip = flip[owner]
+    swapped = torch.where(spk == 1, torch.full_like(spk, 2), torch.where(spk == 2, torch.full_like(spk, 1), spk))
+    spk = torch.where(seg_flip.unsqueeze(-1), swapped, spk)
+    ages = torch.where(seg_flip.unsqueeze(-1), torch.cat([ages[:, 4:], ages[:, :4]], -1), ages)
+    target = torch.where(flip & (target < 2), 1 - target, target)
+    return ids, spk, ages, target
+
+
+def aggregate(harm_logit, speaker_logits, owner, n):
+    """Contract aggregation: max harm logit per conversation; harm-weighted mean of speaker softmax."""
+    conv_logit = torch.full((n,), -1e9).scatter_reduce(0, owner, harm_logit, reduce="amax", include_self=True)
+    w = torch.sigmoid(harm_logit) + 1e-6
+    s = torch.softmax(speaker_logits, -1)
+    num = torch.zeros(n, 3).index_add(0, owner, s * w.unsqueeze(-1))
+    den = torch.zeros(n).index_add(0, owner, w)
+    return conv_logit, num / den.unsqueeze(-1)
+
+
+def batches(convs, size, shuffle, rng):
+    # Bucket by length so padding stays small; shuffle bucket order each epoch.
+    idx = sorted(range(len(convs)), key=lambda i: sum(len(s[1]) for s in convs[i]["segments"]))
+    chunks = [idx[i: i + size] for i in range(0, len(idx), size)]
+    if shuffle:
+        rng.shuffle(chunks)
+    for ch in chunks:
+        yield [convs[i] for i in ch]
+
+
+def predict(model, convs, size=128):
+    model.eval()
+    logits, probs = [], []
+    with torch.no_grad():
+        for i in range(0, len(convs), size):
+            b = convs[i: i + size]
+            ids, spk, ages, owner = collate(b)
+            h, s = model(ids, spk, ages)
+            cl, sp = aggregate(h, s, owner, len(b))
+            logits.append(cl)
+            probs.append(sp)
+    return torch.cat(logits), torch.cat(probs)
+
+
+def sorted_view(convs):
+    return sorted(convs, key=lambda c: sum(len(s[1]) for s in c["segments"]))
+
+
+def auc(y, s):
+    y = np.asarray(y)
+    s = np.asarray(s)
+    order = np.argsort(s)
+    ranks = np.empty(len(s))
+    ranks[order] = np.arange(1, len(s) + 1)
+    pos = y == 1
+    n_pos, n_neg = pos.sum(), (~pos).sum()
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def fit_temperature(logits, labels):
+    """Temperature and bias minimizing NLL of sigmoid(logit / T + b) on held-out conversations."""
+    log_t = torch.zeros(1, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    y = labels.float()
+    opt = torch.optim.LBFGS([log_t, b], lr=0.1, max_iter=200)
+
+    def closure():
+        opt.zero_grad()
+        loss = F.binary_cross_entropy_with_logits(logits / log_t.exp() + b, y)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    # Tiny or perfectly separated validation sets push the fit to extremes; keep it sane.
+    return float(log_t.exp().clamp(0.05, 20.0)), float(b.clamp(-10.0, 10.0))
+
+
+def evaluate(model, convs):
+    view = sorted_view(convs)
+    logits, sp = predict(model, view)
+    y = torch.tensor([c["label"] for c in view])
+    spk = torch.tensor([c["speaker"] for c in view])
+    harmful = y == 1
+    return {
+        "auc": auc(y.numpy(), logits.numpy()),
+        "attribution": float((sp.argmax(-1)[harmful] == spk[harmful]).float().mean()) if harmful.any() else float("nan"),
+        "loss": float(F.binary_cross_entropy_with_logits(logits, y.float())),
+    }, logits, y
+
+
+def export_onnx(model, path, opset=14):
+    model.eval()
+    ids = torch.randint(1, 50, (2, 5, 7))
+    spk = torch.tensor([[1, 2, 1, 2, 1], [2, 1, 2, 0, 0]])
+    ages = torch.zeros(2, 8)
+    torch.onnx.export(
+        model, (ids, spk, ages), path, opset_version=opset,
+        input_names=["input_ids", "speaker_ids", "age_features"],
+        output_names=["harm_logit", "speaker_logits"],
+        dynamic_axes={
+            "input_ids": {0: "batch", 1: "turns", 2: "tokens"},
+            "speaker_ids": {0: "batch", 1: "turns"},
+            "age_features": {0: "batch"},
+            "harm_logit": {0: "batch"},
+            "speaker_logits": {0: "batch"},
+        },
+    )
+    import onnx
+    onnx.checker.check_model(onnx.load(path))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--segments", required=True)
+    ap.add_argument("--tokenizer", required=True, help="tokenizer.json: the embedding covers its ids")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--emb", type=int, default=64)
+    ap.add_argument("--hidden", type=int, default=96)
+    ap.add_argument("--token-dropout", type=float, default=0.1)
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    seed_everything(args.seed)
+    os.makedirs(args.out, exist_ok=True)
+    convs = load_conversations(args.segments)
+    train = [c for c in convs if c["split"] == "train"]
+    val = [c for c in convs if c["split"] == "val"]
+    if not val:  # tiny corpora: calibrate on the training conversations rather than not at all
+        val = train
+    print(f"conversations: train {len(train)}, val {len(val)}", flush=True)
+
+    with open(args.tokenizer) as f:
+        vocab_size = max(json.load(f)["model"]["vocab"].values()) + 1
+    model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = max(1, args.epochs * math.ceil(len(train) / args.batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
+    rng = random.Random(args.seed)
+    history = []
+    best = None
+    for epoch in range(args.epochs):
+        model.train()
+        t0 = time.time()
+        total = 0.0
+        for b in batches(train, args.batch, True, rng):
+            ids, spk, ages, owner = collate(b)
+            target = torch.tensor([c["speaker"] for c in b])
+            ids, spk, ages, target = augment(ids, spk, ages, owner, target, args.token_dropout)
+            h, s = model(ids, spk, ages)
+            cl, sp = aggregate(h, s, owner, len(b))
+            y = torch.tensor([c["label"] for c in b], dtype=torch.float32)
+            loss = F.binary_cross_entropy_with_logits(cl, y) + F.nll_loss(torch.log(sp + 1e-8), target)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            total += float(loss) * len(b)
+        metrics, _, _ = evaluate(model, val)
+        row = {"epoch": epoch + 1, "train_loss": total / len(train), "seconds": round(time.time() - t0, 1), **{f"val_{k}": v for k, v in metrics.items()}}
+        history.append(row)
+        print(json.dumps(row), flush=True)
+        if best is None or metrics["loss"] < best[0]:
+            best = (metrics["loss"], {k: v.clone() for k, v in model.state_dict().items()})
+    model.load_state_dict(best[1])
+
+    _, logits, y = evaluate(model, val)
+    temperature, bias = fit_temperature(logits, y)
+    print(f"calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
+    export_onnx(model, os.path.join(args.out, "model.onnx"))
+    torch.save(model.state_dict(), os.path.join(args.out, "model.pt"))
+    with open(os.path.join(args.out, "training.json"), "w") as f:
+        json.dump({
+            "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
+            "history": history,
+            "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("segments", "out")},
+            "conversations": {"train": len(train), "val": len(val)},
+            "torch": torch.__version__,
+        }, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Retrains the conversation-risk model from scratch, deterministically for a seed:
+#   generate + real benign chats (+ your data) -> tokenizer -> tensor export (server encoder)
+#   -> PyTorch training -> calibration -> ONNX -> manifest -> evaluation report.
+#
+#   npm run train                              # reproduces models/conversation-risk
+#   npm run train -- --data my.jsonl           # adds your labeled chats (docs/training.md, JSONL format)
+#   npm run train -- --pan12 convs.xml --pan12-predators ids.txt --out /models/mine
+#   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+PY="${PYTHON:-/usr/bin/python3}"
+SEED=7; N=16000; EPOCHS=5; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION="1.0.0"
+CORPUS_ARGS=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --smoke) SMOKE=1; shift ;;
+    --out) OUT="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --n) N="$2"; shift 2 ;;
+    --epochs) EPOCHS="$2"; shift 2 ;;
+    --version) VERSION="$2"; shift 2 ;;
+    --data) CORPUS_ARGS+=(--data "$2"); shift 2 ;;
+    --pan12) CORPUS_ARGS+=(--pan12 "$2"); shift 2 ;;
+    --pan12-predators) CORPUS_ARGS+=(--pan12-predators "$2"); shift 2 ;;
+    --no-real) CORPUS_ARGS+=(--no-real); shift ;;
+    --no-synthetic) CORPUS_ARGS+=(--no-synthetic); shift ;;
+    --no-eval) EVAL=0; shift ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+if [[ $SMOKE == 1 ]]; then
+  N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0
+  [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
+  WORK="$OUT.work"
+fi
+OUT="${OUT:-$ROOT/models/conversation-risk}"
+mkdir -p "$WORK/model" "$OUT"
+WORK="$(cd "$WORK" && pwd)"; OUT="$(cd "$OUT" && pwd)"
+
+if ! "$PY" -c 'import torch, onnx' 2>/dev/null; then
+  echo "train.sh: $PY lacks torch or onnx (apt-get install python3-torch python3-onnx)" >&2; exit 3
+fi
+step() { echo "== $*" >&2; }
+
+step "corpus (seed $SEED, $N generated)"
+node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
+step "tokenizer ($VOCAB entries)"
+node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB"
+step "tensor export (src/scoring/encode.ts)"
+node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl"
+step "train ($EPOCHS epochs, 2 threads)"
+"$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
+  --out "$WORK/model" --epochs "$EPOCHS" --seed "$SEED" --threads 2
+step "package -> $OUT"
+node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION"
+cp "$WORK/model/model.onnx" "$WORK/model/tokenizer.json" "$WORK/model/manifest.json" "$OUT/"
+if [[ $EVAL == 1 ]]; then
+  step "evaluate"
+  node scripts/eval/run.ts --model "$OUT" --corpus "$WORK/corpus.jsonl"
+fi
+echo "$OUT"
