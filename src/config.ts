@@ -135,6 +135,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     ...raw,
+    // Optional settings are always present, undefined when unset, so Config reads the same everywhere.
+    TLS_CERT_FILE: raw.TLS_CERT_FILE,
+    TLS_KEY_FILE: raw.TLS_KEY_FILE,
+    API_KEYS: raw.API_KEYS,
+    API_KEYS_FILE: raw.API_KEYS_FILE,
+    WEBHOOK_SECRET: raw.WEBHOOK_SECRET,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),
     WEBHOOK_ALLOWED_HOSTS: parseHostList(raw.WEBHOOK_ALLOWED_HOSTS),

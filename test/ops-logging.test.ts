@@ -2,6 +2,7 @@
 // markers go through every endpoint and error path; then no captured line may contain any of them.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, captureLogs, FIXTURE_MODEL_DIR, OTHER_KEY, REPO_ROOT, startTestApp, TEST_KEY, type TestApp } from './helpers/app.ts';
 
@@ -47,7 +48,7 @@ describe('logs', () => {
   it('never contain conversation text, previews, bodies, query strings or keys, on any path', async () => {
     const conversation = `user1: hello ${markers.predict}\nuser2: hi there`;
     const answers: number[] = [];
-    const send = async (app: TestApp, opts: Parameters<TestApp['app']['inject']>[0]) => {
+    const send = async (app: TestApp, opts: InjectOptions) => {
       const res = await app.app.inject(opts);
       answers.push(res.statusCode);
       return res;

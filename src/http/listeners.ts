@@ -138,8 +138,15 @@ export async function startListeners({ app, metricsServer, config }: ListenerOpt
         redirect.close(() => resolve());
         redirect.closeIdleConnections();
       });
-      // The app first and alone decides how long in-flight requests take; metrics stay up meanwhile.
-      await Promise.all([app.close(), closeRedirect]);
+      // Node closes keep-alive connections that are idle when closing starts, but one whose request
+      // was in flight goes idle later and would hold close() open until its keep-alive timeout.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        // The app first and alone decides how long in-flight requests take; metrics stay up meanwhile.
+        await Promise.all([app.close(), closeRedirect]);
+      } finally {
+        clearInterval(sweep);
+      }
       await metricsServer?.close();
     },
   };
