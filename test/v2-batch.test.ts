@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesToConversation, type Message } from '../src/routes/v2/messages.ts';
 import type { EngineScorer } from '../src/scoring/scorer.ts';
-import { bearer, OTHER_KEY, startTestApp, type TestApp } from './helpers/app.ts';
+import { bearer, captureLogs, OTHER_KEY, startTestApp, type TestApp } from './helpers/app.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from './helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
@@ -130,6 +130,16 @@ describe('a batch job goes queued -> running -> done and is polled by its creato
     expect(job.expires_at).toBeDefined();
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(job.expires_at) - Date.now()) + 50));
     expect((await poll(t, poll_url)).statusCode).toBe(404);
+  });
+
+  it('keeps any id as a plain result key, __proto__ and constructor included', async () => {
+    const t = await app();
+    const ids = ['__proto__', 'constructor', '10', '2', 'ünïcødé id'];
+    const { poll_url } = (await submit(t, { mode: 'batch', conversations: ids.map((id) => ({ id, messages: messages(4) })) })).json();
+    const job = await until(t, poll_url, finished);
+    expect(job.status).toBe('done');
+    expect(Object.keys(job.results).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(job.results[id].risk_level).toBeTypeOf('string');
   });
 
   it('an Idempotency-Key replays the same job; reused with another body it is a 422', async () => {
@@ -315,6 +325,27 @@ describe('webhooks are delivered per Standard Webhooks', () => {
     const job = await until(t, poll_url, (j) => (j as { webhook?: { status: string } }).webhook?.status === 'failed');
     expect(job.webhook).toMatchObject({ status: 'failed', attempts: 2, last_error: 'HTTP 302' });
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hook', '/hook']);
+  });
+});
+
+describe('logs', () => {
+  it('carry no conversation text, caller ids, webhook path or key, with audit on; audit lines hash each conversation', async () => {
+    const { logger, lines } = captureLogs('trace');
+    const t = await startTestApp({
+      scorer,
+      logger,
+      env: { RATE_LIMIT_MAX: '10000', AUDIT_LOG: 'true', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' },
+    });
+    apps.push(t);
+    receiver.script({ status: 500 });
+    const convs = [{ id: 'ID-MARKER-3b9e', messages: messages(4) }];
+    const { poll_url } = (await submit(t, { mode: 'batch', conversations: convs, webhook_url: receiver.url('/PATH-MARKER?token=TOKEN-MARKER') })).json();
+    await until(t, poll_url, (j) => (j as { webhook?: { status: string } }).webhook?.status === 'delivered');
+    await t.app.inject({ method: 'POST', url: '/v2/predict', headers: bearer(), payload: { messages: messages(4) } });
+    const all = lines.join('\n');
+    for (const secret of [MARKER, 'quiz', 'ID-MARKER', 'PATH-MARKER', 'TOKEN-MARKER', SECRET.slice(6)]) expect(all).not.toContain(secret);
+    expect(lines.filter((l) => l.includes('"log":"audit"'))).toHaveLength(2);
+    expect(all).toContain('webhook delivered');
   });
 });
 
