@@ -1,8 +1,14 @@
 // Webhook signing, the SSRF guard and delivery with retries, against a real HTTP receiver.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../src/http/listeners.ts';
 import { fullJitter, retryAfterMs } from '../src/jobs/backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from '../src/jobs/delivery.ts';
 import { createJobMetrics } from '../src/jobs/metrics.ts';
@@ -197,5 +203,51 @@ describe('delivery to a real receiver', () => {
     const result = await pending;
     expect(result.delivered).toBe(false);
     expect(result.attempts).toBe(1);
+  });
+});
+
+describe('delivery over a real TLS socket', () => {
+  let receiver: Receiver;
+  let dir: string;
+  let caFile: string;
+  const key = parseWebhookSecret(SECRET);
+  const policy: DeliveryPolicy = { key, timeoutMs: 2000, retryBaseMs: 20, maxAttempts: 2, maxRetryMs: 10_000 };
+
+  beforeAll(async () => {
+    const tls = await selfSignedCertificate();
+    receiver = await startReceiver({ tls });
+    dir = mkdtempSync(join(tmpdir(), 'webhook-ca-'));
+    caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, tls.cert);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a receiver whose certificate is not trusted: nothing is sent', async () => {
+    const result = await deliverWebhook(new URL(receiver.url()), { id: newMessageId(), body: '{}' }, policy);
+    expect(result.delivered).toBe(false);
+    expect(result.attempts).toBe(2);
+    expect(result.lastError).toMatch(/CERT|SELF_SIGNED/);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('delivers, signed, to a receiver trusted through NODE_EXTRA_CA_CERTS', async () => {
+    // NODE_EXTRA_CA_CERTS is read at process start, as an operator would set it: run a fresh process.
+    const script = [
+      `import { deliverWebhook } from ${JSON.stringify(join(import.meta.dirname, '../src/jobs/delivery.ts'))};`,
+      `import { parseWebhookSecret } from ${JSON.stringify(join(import.meta.dirname, '../src/jobs/signing.ts'))};`,
+      `const policy = { key: parseWebhookSecret(${JSON.stringify(SECRET)}), timeoutMs: 2000, retryBaseMs: 20, maxAttempts: 1, maxRetryMs: 1000 };`,
+      `const r = await deliverWebhook(new URL(${JSON.stringify(receiver.url('/tls'))}), { id: 'msg_tls', body: '{"ok":true}' }, policy);`,
+      'process.stdout.write(JSON.stringify(r));',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile },
+    });
+    expect(JSON.parse(stdout)).toEqual({ delivered: true, attempts: 1 });
+    const [req] = receiver.requests;
+    expect(req?.path).toBe('/tls');
+    expect(verifyStandardWebhook(SECRET, req!)).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 // A real webhook receiver for tests: a node:http server on 127.0.0.1 port 0 that records every
 // request's raw body and headers and answers from a script (status, headers, delay) per request.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
@@ -22,6 +23,7 @@ export interface Answer {
 export interface Receiver {
   /** `127.0.0.1:<port>`, as WEBHOOK_ALLOWED_HOSTS names it. */
   hostPort: string;
+  /** `http(s)://127.0.0.1:<port><path>`. */
   url(path?: string): string;
   requests: ReceivedRequest[];
   /** Answers for the next requests, in order; once used up every request gets 200. */
@@ -30,11 +32,12 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** Plain HTTP, or HTTPS with `tls` (a real TLS socket: the client must trust the certificate). */
+export async function startReceiver(options: { tls?: { key: string; cert: string } } = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   let answers: Answer[] = [];
   const waiters: Array<() => void> = [];
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -55,13 +58,14 @@ export async function startReceiver(): Promise<Receiver> {
       if (answer.delayMs === undefined) reply();
       else setTimeout(reply, answer.delayMs);
     });
-  });
+  };
+  const server: Server = options.tls === undefined ? createServer(handler) : createTlsServer(options.tls, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const hostPort = `127.0.0.1:${port}`;
   return {
     hostPort,
-    url: (path = '/hook') => `http://${hostPort}${path}`,
+    url: (path = '/hook') => `${options.tls === undefined ? 'http' : 'https'}://${hostPort}${path}`,
     requests,
     script(...next: Answer[]) {
       answers = next;
