@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Tokenizer } from 'tokenizers';
 import { describe, expect, it } from 'vitest';
 import { encodeConversation, loadTokenizer, toModelInputs } from '../src/scoring/encode.ts';
 import { segmentPieces, segmentSizes, toPieces } from '../src/scoring/segment.ts';
@@ -80,6 +82,15 @@ describe('encodeConversation: the shared encoder', () => {
   it('encodes a conversation with no tokens as one segment of one unknown-token piece', async () => {
     const enc = await encodeConversation(tokenizer, { conversation: '   \n ' }, { max_turns: 64, max_tokens_per_turn: 32 });
     expect(enc.segments).toEqual([{ inputIds: [[tokenizer.tokenToId('[UNK]')]], speakerIds: [1] }]);
+  });
+
+  it('ignores truncation and padding configured in tokenizer.json: long turns become pieces, not cut', async () => {
+    const json = JSON.parse(readFileSync(join(FIXTURE, 'tokenizer.json'), 'utf8'));
+    json.truncation = { direction: 'Right', max_length: 4, strategy: 'LongestFirst', stride: 0 };
+    json.padding = { strategy: { Fixed: 16 }, direction: 'Right', pad_to_multiple_of: null, pad_id: 0, pad_type_id: 0, pad_token: '[PAD]' };
+    const truncating = Tokenizer.fromString(JSON.stringify(json));
+    const enc = await encodeConversation(truncating, { conversation: 'user1: hello there my good friend how are you today' }, { max_turns: 64, max_tokens_per_turn: 32 });
+    expect(enc.segments[0]!.inputIds).toEqual([[...'hello there my good friend how are you today'.split(' ').map((w) => tokenizer.tokenToId(w))]]);
   });
 
   it('toModelInputs right-pads to the longest segment and piece in the batch', () => {

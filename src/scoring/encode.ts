@@ -7,7 +7,7 @@ import { segmentPieces, toPieces, type Piece } from './segment.ts';
 import type { ModelManifest, ScoreRequest } from './types.ts';
 
 export function loadTokenizer(path: string): Tokenizer {
-  return Tokenizer.fromFile(path);
+  return prepare(Tokenizer.fromFile(path));
 }
 
 /** One segment: its pieces' token ids (unpadded) and their speaker ids (1 = user1, 2 = user2). */
@@ -30,7 +30,24 @@ function emptyConversationId(tokenizer: Tokenizer): number {
   return unk !== null && unk !== undefined && unk !== PAD_ID ? unk : 1;
 }
 
-const unkCache = new WeakMap<Tokenizer, number>();
+const prepared = new WeakSet<Tokenizer>();
+
+/** Turns are cut into pieces by the contract, never truncated by the tokenizer, and padded only by toModelInputs. */
+function prepare(tokenizer: Tokenizer): Tokenizer {
+  if (!prepared.has(tokenizer)) {
+    tokenizer.disableTruncation();
+    tokenizer.disablePadding();
+    prepared.add(tokenizer);
+  }
+  return tokenizer;
+}
+
+/** Token ids of each text, without special tokens, in one native call. */
+export async function encodeTexts(tokenizer: Tokenizer, texts: string[]): Promise<number[][]> {
+  if (texts.length === 0) return [];
+  const encodings = await prepare(tokenizer).encodeBatch(texts, { addSpecialTokens: false });
+  return encodings.map((e) => e.getIds());
+}
 
 export async function encodeConversation(
   tokenizer: Tokenizer,
@@ -39,24 +56,21 @@ export async function encodeConversation(
 ): Promise<EncodedConversation> {
   const features = ageFeatures(request.age_a, request.age_b);
   const turns = parseTurns(request.conversation);
-  // One native call for all turns of the conversation.
-  const encodings = turns.length > 0 ? await tokenizer.encodeBatch(turns.map((t) => t.text), { addSpecialTokens: false }) : [];
+  const ids = await encodeTexts(
+    tokenizer,
+    turns.map((t) => t.text),
+  );
   const turnIds: Array<{ speakerId: number; ids: number[] }> = new Array(turns.length);
   for (let i = 0; i < turns.length; i++) {
-    let ids = (encodings[i] as { getIds(): number[] }).getIds();
+    let t = ids[i] as number[];
     // Id 0 is padding: a literal "[PAD]" in the text must not look like padding to the model.
-    if (ids.includes(PAD_ID)) ids = ids.filter((id) => id !== PAD_ID);
-    turnIds[i] = { speakerId: (turns[i] as { speaker: string }).speaker === 'user1' ? 1 : 2, ids };
+    if (t.includes(PAD_ID)) t = t.filter((id) => id !== PAD_ID);
+    turnIds[i] = { speakerId: (turns[i] as { speaker: string }).speaker === 'user1' ? 1 : 2, ids: t };
   }
   let pieces: Piece[] = toPieces(turnIds, segment.max_tokens_per_turn);
   if (pieces.length === 0) {
     // Nothing tokenizable (e.g. only whitespace): one user1 piece of the unknown token, never an empty segment.
-    let unk = unkCache.get(tokenizer);
-    if (unk === undefined) {
-      unk = emptyConversationId(tokenizer);
-      unkCache.set(tokenizer, unk);
-    }
-    pieces = [{ speakerId: 1, ids: [unk] }];
+    pieces = [{ speakerId: 1, ids: [emptyConversationId(tokenizer)] }];
   }
   const segments = segmentPieces(pieces, segment.max_turns).map((seg) => ({
     inputIds: seg.map((p) => p.ids),

@@ -7,6 +7,7 @@ import { workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from 'tokenizers';
 import { aggregateSegments, calibrate, confidence, isHarmful, predatoryUser, riskLevel, softmax3, type SegmentOutput } from './aggregate.ts';
+import { CancelledError, MicroBatcher } from './batcher.ts';
 import { encodeConversation, toModelInputs, type EncodedConversation, type EncodedSegment } from './encode.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from './types.ts';
@@ -39,7 +40,7 @@ export type WorkerReadiness = { ok: true } | { ok: false; error: string };
 
 interface Engine {
   tokenizer: Tokenizer;
-  session: ort.InferenceSession;
+  batcher: MicroBatcher<Item, SegmentOutput>;
 }
 
 const config = workerData as WorkerConfig;
@@ -62,13 +63,13 @@ async function load(): Promise<Engine> {
     graphOptimizationLevel: 'all',
   });
   checkSessionSignature(session);
-  return { tokenizer, session };
+  return { tokenizer, batcher: new MicroBatcher((items) => runBatch(session, items), config.maxBatchSegments) };
 }
 
 /** One real inference, so the first request does not pay for lazy initialisation. */
 async function warmup(e: Engine): Promise<Engine> {
   const conv = await encodeConversation(e.tokenizer, { conversation: 'user1: hello\nuser2: hi' }, config.manifest.segment);
-  await runBatch(e.session, conv.segments.map((segment) => ({ conversation: 0, segment, ageFeatures: conv.ageFeatures, cost: 0 })), [[]]);
+  await e.batcher.submit(conv.segments.map((segment) => ({ segment, ageFeatures: conv.ageFeatures })), () => false);
   return e;
 }
 
@@ -87,14 +88,11 @@ const engine: Promise<Engine> = load().then(warmup);
 }
 
 interface Item {
-  conversation: number;
   segment: EncodedSegment;
   ageFeatures: number[];
-  /** Padded cost of the segment, used to group similar segments into one ONNX batch. */
-  cost: number;
 }
 
-async function runBatch(session: ort.InferenceSession, items: Item[], out: SegmentOutput[][]): Promise<void> {
+async function runBatch(session: ort.InferenceSession, items: Item[]): Promise<SegmentOutput[]> {
   const inputs = toModelInputs(items);
   const { batch, turns, tokens } = inputs.dims;
   const result = await session.run({
@@ -105,37 +103,54 @@ async function runBatch(session: ort.InferenceSession, items: Item[], out: Segme
   const harm = result.harm_logit?.data as Float32Array;
   const speaker = result.speaker_logits?.data as Float32Array;
   const calibration = config.manifest.calibration;
+  const out = new Array<SegmentOutput>(batch);
   for (let b = 0; b < batch; b++) {
-    const item = items[b] as Item;
-    (out[item.conversation] as SegmentOutput[]).push({
+    out[b] = {
       p: calibrate(harm[b] as number, calibration),
       s: softmax3(speaker[b * 3] as number, speaker[b * 3 + 1] as number, speaker[b * 3 + 2] as number),
-    });
+    };
   }
+  return out;
+}
+
+/** Padded size of a segment: segments of similar size next to each other waste little padding. */
+function cost(segment: EncodedSegment): number {
+  let longest = 0;
+  for (const ids of segment.inputIds) if (ids.length > longest) longest = ids.length;
+  return segment.inputIds.length * 1024 + longest;
 }
 
 export default async function score(task: WorkerTask): Promise<WorkerResult> {
-  const { tokenizer, session } = await engine;
+  const { tokenizer, batcher } = await engine;
   const segmentShape = config.manifest.segment;
   const encoded: EncodedConversation[] = await Promise.all(task.requests.map((r) => encodeConversation(tokenizer, r, segmentShape)));
+  const owners: number[] = [];
   const items: Item[] = [];
   encoded.forEach((conv, conversation) => {
     for (const segment of conv.segments) {
-      let longest = 0;
-      for (const ids of segment.inputIds) if (ids.length > longest) longest = ids.length;
-      items.push({ conversation, segment, ageFeatures: conv.ageFeatures, cost: segment.inputIds.length * 1024 + longest });
+      owners.push(conversation);
+      items.push({ segment, ageFeatures: conv.ageFeatures });
     }
   });
-  // Segments of similar size share a batch, so little padding is computed; aggregation is order-free.
-  if (encoded.length > 1) items.sort((a, b) => a.cost - b.cost);
-  const outputs: SegmentOutput[][] = encoded.map(() => []);
+  if (encoded.length > 1) {
+    const order = items.map((_, i) => i).sort((a, b) => cost((items[a] as Item).segment) - cost((items[b] as Item).segment));
+    const sortedItems = order.map((i) => items[i] as Item);
+    const sortedOwners = order.map((i) => owners[i] as number);
+    items.splice(0, items.length, ...sortedItems);
+    owners.splice(0, owners.length, ...sortedOwners);
+  }
   const started = performance.now();
-  for (let at = 0; at < items.length; at += config.maxBatchSegments) {
-    // The request may have timed out while this worker was busy: stop between ONNX runs.
-    if (Atomics.load(task.cancel, 0) !== 0) return { kind: 'cancelled' };
-    await runBatch(session, items.slice(at, at + config.maxBatchSegments), outputs);
+  let segmentOutputs: SegmentOutput[];
+  try {
+    // The request may time out while waiting here: its segments are then skipped, not run.
+    segmentOutputs = await batcher.submit(items, () => Atomics.load(task.cancel, 0) !== 0);
+  } catch (err) {
+    if (err instanceof CancelledError) return { kind: 'cancelled' };
+    throw err;
   }
   const inferenceSeconds = (performance.now() - started) / 1000;
+  const outputs: SegmentOutput[][] = encoded.map(() => []);
+  segmentOutputs.forEach((o, i) => (outputs[owners[i] as number] as SegmentOutput[]).push(o));
   const predictions = encoded.map((conv, i): WorkerPrediction => {
     const { harmfulScore, userProbabilities } = aggregateSegments(outputs[i] as SegmentOutput[]);
     return {
@@ -151,4 +166,3 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
   });
   return { kind: 'scored', predictions, inferenceSeconds, segments: encoded.map((c) => c.segments.length) };
 }
-
