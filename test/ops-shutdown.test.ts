@@ -48,7 +48,7 @@ describe('graceful shutdown', () => {
 
     const res = await slow;
     expect(res.status).toBe(200);
-    expect((await res.json()).num_segments).toBeGreaterThan(1);
+    expect(((await res.json()) as { num_segments: number }).num_segments).toBeGreaterThan(1);
     expect(await exited).toBe(0);
     // The request really was in flight when the signal came (it finished after shutdown began).
     expect(stdout.indexOf('shutting down')).toBeLessThan(stdout.lastIndexOf('"route":"/predict"'));

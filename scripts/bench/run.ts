@@ -1,0 +1,264 @@
+// npm run bench: starts the real server (TLS on, a known key) and measures what issue 2's targets name,
+// then scores the same conversations in-process to show the HTTP overhead. Prints a table with
+// PASS/FAIL per target, writes reports/bench.json, and always exits 0: figures, not a gate.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { DEFAULT_MODEL_DIR } from '../../src/config.ts';
+import { createScorer } from '../../src/scoring/scorer.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const KEY = 'bench-key-not-secret';
+const CONCURRENCY = 16;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const MODEL_DIR = process.env.MODEL_DIR ?? DEFAULT_MODEL_DIR;
+const WORKERS = Number(process.env.WORKERS ?? availableParallelism());
+
+// ---- deterministic benign conversations ---------------------------------------------------------
+const LINES = [
+  'hey how was your weekend',
+  'pretty good, we went hiking up by the lake',
+  'nice! was it crowded',
+  'not too bad, we left early so we beat the traffic',
+  'did you finish the report for monday',
+  'almost, i still need to check the numbers in the last table',
+  'want me to look over it tomorrow morning',
+  'that would be great, thanks a lot',
+  'are you watching the match tonight',
+  'yes, my brother is coming over with pizza',
+  'which team do you think will win',
+  'honestly no idea, both have been playing well lately',
+  'i tried that new recipe for lentil soup',
+  'how did it turn out',
+  'a bit too salty but otherwise really good',
+  'my cat knocked a plant off the shelf again',
+  'haha classic, is the plant ok',
+  'mostly, lost a few leaves though',
+  'the train was twenty minutes late this morning',
+  'ugh, again? that line is always delayed',
+];
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** A benign two-party chat with `turns` turns, padded to about `chars` characters. */
+export function conversation(turns: number, chars: number, seed: number): string {
+  const next = rng(seed);
+  const perTurn = Math.floor(chars / turns) - 7;
+  const out: string[] = [];
+  for (let i = 0; i < turns; i++) {
+    let text = '';
+    while (text.length < perTurn) text += `${LINES[Math.floor(next() * LINES.length)]} `;
+    out.push(`user${(i % 2) + 1}: ${text.slice(0, perTurn).trimEnd()}`);
+  }
+  return out.join('\n');
+}
+
+// ---- server ---------------------------------------------------------------------------------------
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+
+function call(base: string, method: string, path: string, body?: string): Promise<{ status: number; ms: number; body: string }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${base}${path}`,
+      { method, agent, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, body: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function startServer(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      HTTP_PORT: '0',
+      METRICS_PORT: '0',
+      TLS_MODE: 'on',
+      API_KEYS: KEY,
+      RATE_LIMIT_MAX: '100000000',
+      MODEL_DIR,
+      WORKERS: String(WORKERS),
+    },
+  });
+  const base = `https://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      const r = await call(base, 'GET', '/health');
+      if (r.body.includes('healthy')) return child;
+      if (r.body.includes('degraded')) throw new Error(`model at ${MODEL_DIR} did not load (server is degraded)`);
+    } catch (err) {
+      if (err instanceof Error && err.message.includes('degraded')) throw err;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server did not become healthy');
+}
+
+function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ tlsOptions: { rejectUnauthorized: false }, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};
+
+// ---- main -----------------------------------------------------------------------------------------
+async function main(): Promise<void> {
+  if (!existsSync(join(MODEL_DIR, 'manifest.json'))) {
+    console.error(`bench: no model at ${MODEL_DIR} (set MODEL_DIR); nothing to measure`);
+    return;
+  }
+  const single = conversation(40, 2500, 1);
+  const batch = Array.from({ length: 100 }, (_, i) => conversation(40, 2500, i + 100));
+  const huge = conversation(8000, 500_000, 7).slice(0, 500_000);
+  const port = await freePort();
+  const base = `https://127.0.0.1:${port}`;
+  console.log(`bench: model ${MODEL_DIR}, ${WORKERS} workers, server ${base}`);
+  const server = await startServer(port);
+  const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+  const results: Record<string, number> = {};
+  try {
+    // Warm-up: JIT, ONNX arenas and connection setup out of the measured runs.
+    await cannon({ url: `${base}/predict`, method: 'POST', headers, body: JSON.stringify({ conversation: single }), connections: 4, amount: 200 });
+
+    const r1 = await cannon({
+      url: `${base}/predict`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ conversation: single }),
+      connections: CONCURRENCY,
+      duration: DURATION_S,
+    });
+    results.single_rps = r1.requests.average;
+    results.single_p50_ms = r1.latency.p50;
+    results.single_p99_ms = r1.latency.p99;
+    results.single_non2xx = r1.non2xx;
+
+    const r2 = await cannon({
+      url: `${base}/batch_predict`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ conversations: batch }),
+      connections: 2,
+      duration: DURATION_S,
+    });
+    results.batch_p50_ms = r2.latency.p50;
+    results.batch_p99_ms = r2.latency.p99;
+    results.batch_predictions_per_s = r2.requests.average * 100;
+    results.batch_non2xx = r2.non2xx;
+
+    // One 500,000-character conversation, three times, while /health is polled back to back.
+    const hugeMs: number[] = [];
+    const healthMs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      let done = false;
+      const poll = (async () => {
+        while (!done) healthMs.push((await call(base, 'GET', '/health')).ms);
+      })();
+      const r = await call(base, 'POST', '/predict', JSON.stringify({ conversation: huge }));
+      done = true;
+      await poll;
+      if (r.status !== 200) throw new Error(`500k conversation answered ${r.status}: ${r.body}`);
+      hugeMs.push(r.ms);
+    }
+    results.huge_ms_max = Math.max(...hugeMs);
+    results.huge_ms_median = percentile(hugeMs, 50);
+    results.health_during_huge_p99_ms = percentile(healthMs, 99);
+    results.health_samples = healthMs.length;
+
+    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    results.peak_rss_mb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    agent.destroy();
+  }
+
+  // In-process: the same conversation through createScorer at the same concurrency, no HTTP.
+  const scorer = await createScorer({ modelDir: MODEL_DIR, workers: WORKERS, intraOpThreads: 1, maxQueue: 64, timeoutMs: 30_000 });
+  try {
+    const until = performance.now() + 1000;
+    while (performance.now() < until) await scorer.score([{ conversation: single }]);
+    let count = 0;
+    const end = performance.now() + DURATION_S * 1000;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < end) {
+          await scorer.score([{ conversation: single }]);
+          count++;
+        }
+      }),
+    );
+    results.inprocess_pred_per_s = count / ((performance.now() - started) / 1000);
+  } finally {
+    await scorer.close();
+  }
+  results.http_overhead = 1 - results.single_rps / results.inprocess_pred_per_s;
+
+  const f = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
+  const rows: Array<[string, string, string, boolean | undefined]> = [
+    ['/predict 40 turns, c=16: predictions/s', f(results.single_rps), '>= 400', (results.single_rps ?? 0) >= 400],
+    ['/predict p50 (ms)', f(results.single_p50_ms), '', undefined],
+    ['/predict p99 (ms)', f(results.single_p99_ms), '< 50', (results.single_p99_ms ?? Infinity) < 50],
+    ['/batch_predict 100 items: predictions/s', f(results.batch_predictions_per_s), '', undefined],
+    ['/batch_predict p50 / p99 (ms)', `${f(results.batch_p50_ms)} / ${f(results.batch_p99_ms)}`, '', undefined],
+    ['in-process scoring: predictions/s', f(results.inprocess_pred_per_s), '', undefined],
+    ['HTTP overhead vs in-process', `${f((results.http_overhead ?? NaN) * 100)} %`, '< 20 %', (results.http_overhead ?? 1) < 0.2],
+    ['500,000 chars: latency max of 3 (ms)', f(results.huge_ms_max), '< 2000', (results.huge_ms_max ?? Infinity) < 2000],
+    ['/health p99 meanwhile (ms)', f(results.health_during_huge_p99_ms, 2), '< 20', (results.health_during_huge_p99_ms ?? Infinity) < 20],
+    ['server peak RSS (MB)', f(results.peak_rss_mb), '< 400', (results.peak_rss_mb ?? Infinity) < 400],
+  ];
+  const w = Math.max(...rows.map((r) => r[0].length));
+  console.log(`\n${'measure'.padEnd(w)}  ${'value'.padStart(14)}  ${'target'.padEnd(8)}  result`);
+  for (const [name, value, target, ok] of rows) {
+    console.log(`${name.padEnd(w)}  ${value.padStart(14)}  ${target.padEnd(8)}  ${ok === undefined ? '' : ok ? 'PASS' : 'FAIL'}`);
+  }
+  if ((results.single_non2xx ?? 0) + (results.batch_non2xx ?? 0) > 0) {
+    console.log(`\nwarning: non-2xx answers: single ${results.single_non2xx}, batch ${results.batch_non2xx}`);
+  }
+  mkdirSync(join(ROOT, 'reports'), { recursive: true });
+  writeFileSync(
+    join(ROOT, 'reports', 'bench.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), model_dir: MODEL_DIR, workers: WORKERS, concurrency: CONCURRENCY, duration_s: DURATION_S, results }, null, 2)}\n`,
+  );
+  console.log('\nwritten: reports/bench.json');
+}
+
+main().catch((err: unknown) => {
+  console.error('bench failed:', err instanceof Error ? err.message : err);
+});
