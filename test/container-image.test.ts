@@ -10,7 +10,9 @@
 // chain here (and at customers behind intercepting proxies) needs the CA bundle as the `npm_ca`
 // secret. `--format docker` keeps the HEALTHCHECK, which the OCI format drops.
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import https from 'node:https';
 import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -51,6 +53,9 @@ if (skipReason !== undefined) console.warn(`[container-image] suite skipped: ${s
 const shippedModel = existsSync(path.join(ROOT, 'models/conversation-risk/manifest.json'));
 const FIXTURE_MODEL = path.join(ROOT, 'test/fixtures/contract-model');
 
+const modelMounts = shippedModel ? [] : [{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' as const }];
+const modelEnv: Record<string, string> = shippedModel ? {} : { MODEL_DIR: '/opt/model' };
+
 /** GenericContainer has no switch for a read-only root file system; the Docker API has one. */
 class HardenedContainer extends GenericContainer {
   withReadOnlyRootFilesystem(): this {
@@ -59,11 +64,28 @@ class HardenedContainer extends GenericContainer {
   }
 }
 
+/**
+ * The image run as compose and the chart run it: read-only root, tmpfs /tmp, no capabilities,
+ * no-new-privileges, the image's own user. `mounts` go in one list with the model's, because
+ * withBindMounts replaces earlier mounts.
+ */
+function hardened(env: Record<string, string>, mounts: Array<{ source: string; target: string; mode: 'ro' }> = []) {
+  return new HardenedContainer(IMAGE)
+    .withReadOnlyRootFilesystem()
+    .withTmpFs({ '/tmp': 'rw,noexec,nosuid,size=64m' })
+    .withDroppedCapabilities('ALL')
+    .withSecurityOpt('no-new-privileges')
+    .withBindMounts([...mounts, ...modelMounts])
+    .withEnvironment({ ...env, ...modelEnv });
+}
+
 interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
   tlsProtocol: string | null;
+  /** SHA-256 fingerprint of the server certificate, colon-separated hex (TLS only). */
+  peerFingerprint256: string | null;
 }
 
 function request(
@@ -99,6 +121,8 @@ function request(
             headers: res.headers,
             body: Buffer.concat(chunks).toString('utf8'),
             tlsProtocol: typeof socket?.getProtocol === 'function' ? socket.getProtocol() : null,
+            peerFingerprint256:
+              typeof socket?.getPeerCertificate === 'function' ? socket.getPeerCertificate().fingerprint256 : null,
           });
         });
         res.on('error', reject);
@@ -153,12 +177,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
         `size ${(Number(size.trim()) / 1e6).toFixed(0)} MB; model: ${shippedModel ? 'shipped' : 'contract fixture (mounted)'}`,
     );
 
-    let candidate = new HardenedContainer(IMAGE)
-      .withReadOnlyRootFilesystem()
-      .withTmpFs({ '/tmp': 'rw,noexec,nosuid,size=64m' })
-      .withDroppedCapabilities('ALL')
-      .withSecurityOpt('no-new-privileges')
-      .withEnvironment({
+    const candidate = hardened({
         API_KEYS: API_KEY,
         // One worker makes the drain check's batch long enough to still be running at SIGTERM.
         WORKERS: '1',
@@ -175,11 +194,6 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       })
       .withWaitStrategy(Wait.forHttp('/readyz', 8443).usingTls().allowInsecure().forStatusCode(200))
       .withStartupTimeout(120_000);
-    if (!shippedModel) {
-      candidate = candidate
-        .withBindMounts([{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' }])
-        .withEnvironment({ MODEL_DIR: '/opt/model' });
-    }
     try {
       container = await candidate.start();
     } catch (err) {
@@ -213,18 +227,10 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
   });
 
   it('becomes ready with no network at all (air-gapped)', async () => {
-    let isolated = new HardenedContainer(IMAGE)
-      .withReadOnlyRootFilesystem()
-      .withTmpFs({ '/tmp': 'rw,noexec,nosuid,size=64m' })
+    const isolated = hardened({ API_KEYS: API_KEY })
       .withNetworkMode('none')
-      .withEnvironment({ API_KEYS: API_KEY })
       .withWaitStrategy(Wait.forSuccessfulCommand('node /app/healthcheck.mjs'))
       .withStartupTimeout(60_000);
-    if (!shippedModel) {
-      isolated = isolated
-        .withBindMounts([{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' }])
-        .withEnvironment({ MODEL_DIR: '/opt/model' });
-    }
     const started = await isolated.start();
     try {
       const interfaces = await started.exec(['cat', '/proc/net/dev']);
@@ -314,6 +320,60 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect(logs).not.toContain(MARKER);
     expect(logs).not.toContain(API_KEY);
   });
+
+  it('serves the operator\'s certificate and hashed keys from secret files, as compose mounts them', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cr-secrets-'));
+    try {
+      await run('openssl', [
+        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
+        '-subj', '/CN=appliance.test', '-keyout', path.join(dir, 'tls.key'), '-out', path.join(dir, 'tls.crt'),
+      ]);
+      const { stdout } = await run('openssl', ['x509', '-in', path.join(dir, 'tls.crt'), '-noout', '-fingerprint', '-sha256']);
+      const fingerprint = stdout.trim().split('=')[1];
+      const plainKey = 'operator-key-3f9a1c7e5b2d4a6f8e0c';
+      writeFileSync(path.join(dir, 'api_keys'), `sha256:${createHash('sha256').update(plainKey).digest('hex')}\n`);
+      // The container user (10001) must read what the host's root wrote, as init-secrets.sh arranges.
+      for (const f of ['tls.key', 'tls.crt', 'api_keys']) chmodSync(path.join(dir, f), 0o444);
+      expect(readFileSync(path.join(dir, 'api_keys'), 'utf8')).not.toContain(plainKey);
+
+      const withSecrets = hardened(
+        {
+          API_KEYS_FILE: '/run/secrets/api_keys',
+          TLS_CERT_FILE: '/run/secrets/tls_cert',
+          TLS_KEY_FILE: '/run/secrets/tls_key',
+        },
+        [
+          { source: path.join(dir, 'api_keys'), target: '/run/secrets/api_keys', mode: 'ro' },
+          { source: path.join(dir, 'tls.crt'), target: '/run/secrets/tls_cert', mode: 'ro' },
+          { source: path.join(dir, 'tls.key'), target: '/run/secrets/tls_key', mode: 'ro' },
+        ],
+      )
+        // Every port the image EXPOSEs: testcontainers waits until all of them are published.
+        .withExposedPorts(8443, 8080, 9464)
+        .withWaitStrategy(Wait.forHttp('/readyz', 8443).usingTls().allowInsecure().forStatusCode(200))
+        .withStartupTimeout(60_000);
+      let secretLogs = '';
+      const started = await withSecrets
+        .withLogConsumer((stream) => stream.on('data', (c: Buffer | string) => (secretLogs += c.toString())))
+        .start()
+        .catch((err: unknown) => {
+          console.error(`[container-image] secrets container log:\n${secretLogs}`);
+          throw err;
+        });
+      try {
+        const port = started.getMappedPort(8443);
+        const ok = await request(port, '/predict', { key: plainKey, body: { conversation: 'user1: hi\nuser2: hello' } });
+        expect(ok.status, ok.body).toBe(200);
+        expect(ok.peerFingerprint256).toBe(fingerprint);
+        const hashAsKey = readFileSync(path.join(dir, 'api_keys'), 'utf8').trim();
+        expect((await request(port, '/predict', { key: hashAsKey, body: { conversation: 'user1: hi' } })).status).toBe(403);
+      } finally {
+        await started.stop({ remove: true });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   // Last: it stops the container.
   it('drains an in-flight request on SIGTERM and exits 0', async () => {
