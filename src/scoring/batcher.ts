@@ -15,16 +15,24 @@ export class CancelledError extends Error {
   }
 }
 
+export interface BatchLimits<I> {
+  /** Most items per run. */
+  maxItems: number;
+  /** Most total cost per run (a run always takes at least one item). */
+  maxCost: number;
+  cost: (item: I) => number;
+}
+
 export class MicroBatcher<I, O> {
   readonly #run: (items: I[]) => Promise<O[]>;
-  readonly #maxBatch: number;
+  readonly #limits: BatchLimits<I>;
   #pending: Array<Entry<I, O>> = [];
   #busy = false;
 
-  /** `run` maps a batch of items to their outputs, in order; at most `maxBatch` items per run. */
-  constructor(run: (items: I[]) => Promise<O[]>, maxBatch: number) {
+  /** `run` maps a batch of items to their outputs, in order. */
+  constructor(run: (items: I[]) => Promise<O[]>, limits: BatchLimits<I>) {
     this.#run = run;
-    this.#maxBatch = maxBatch;
+    this.#limits = limits;
   }
 
   /** Resolves with each item's output; rejects CancelledError if `cancelled()` before its run. */
@@ -44,12 +52,25 @@ export class MicroBatcher<I, O> {
   }
 
   async #flush(): Promise<void> {
+    const { maxItems, maxCost, cost } = this.#limits;
     const batch: Array<Entry<I, O>> = [];
-    while (batch.length < this.#maxBatch && this.#pending.length > 0) {
-      const e = this.#pending.shift() as Entry<I, O>;
-      if (e.cancelled()) e.reject(new CancelledError());
-      else batch.push(e);
+    let total = 0;
+    let taken = 0;
+    while (batch.length < maxItems && taken < this.#pending.length) {
+      const e = this.#pending[taken] as Entry<I, O>;
+      if (e.cancelled()) {
+        e.reject(new CancelledError());
+        taken++;
+        continue;
+      }
+      const c = cost(e.item);
+      if (batch.length > 0 && total + c > maxCost) break;
+      total += c;
+      batch.push(e);
+      taken++;
     }
+    // One splice instead of repeated shift(): a 500,000-character conversation queues thousands of items.
+    this.#pending.splice(0, taken);
     try {
       if (batch.length > 0) {
         const out = await this.#run(batch.map((e) => e.item));

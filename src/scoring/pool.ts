@@ -62,6 +62,7 @@ export class ScoringPool {
   readonly #workers: number;
   readonly #queue = new WithdrawableQueue();
   readonly #ready: Promise<void>;
+  #failReadiness: ((err: Error) => void) | undefined;
   #pending = 0;
 
   constructor(options: PoolOptions) {
@@ -81,6 +82,11 @@ export class ScoringPool {
       taskQueue: this.#queue,
       workerData: config,
     });
+    // A worker that dies outside a task (piscina replaces it) must not crash the process as an
+    // unhandled 'error' event; before readiness it fails the load.
+    this.#piscina.on('error', (err: unknown) => {
+      this.#failReadiness?.(err instanceof Error ? err : new Error(String(err)));
+    });
   }
 
   get queueSize(): number {
@@ -95,13 +101,17 @@ export class ScoringPool {
   #collectReadiness(name: string, count: number): Promise<void> {
     const channel = new BroadcastChannel(name);
     return new Promise<void>((resolve, reject) => {
+      this.#failReadiness = reject;
       let ready = 0;
       channel.onmessage = (event: unknown) => {
         const m = (event as { data: WorkerReadiness }).data;
         if (!m.ok) reject(new Error(m.error));
         else if (++ready === count) resolve();
       };
-    }).finally(() => channel.close());
+    }).finally(() => {
+      this.#failReadiness = undefined;
+      channel.close();
+    });
   }
 
   /** Resolves once every worker has loaded the model and run one inference; rejects on the first failure. */

@@ -19,6 +19,8 @@ export interface ScorerOptions {
   onObservation?: (o: ScoreObservation) => void;
   /** Most segments per ONNX run (default 64). */
   maxBatchSegments?: number;
+  /** Most padded token slots per ONNX run (default 32,768), bounding activation memory. */
+  maxBatchTokens?: number;
   /** Tasks a worker holds at once (default 2), so tokenizing one overlaps running the model on another. */
   tasksPerWorker?: number;
   /** How long workers may take to load the model (default 120 s). */
@@ -86,6 +88,7 @@ class PooledScorer implements EngineScorer {
         manifest,
         intraOpThreads: this.#options.intraOpThreads,
         maxBatchSegments: this.#options.maxBatchSegments ?? 64,
+        maxBatchTokens: this.#options.maxBatchTokens ?? 32_768,
         workers: this.#options.workers,
         maxQueue: this.#options.maxQueue,
         tasksPerWorker: this.#options.tasksPerWorker ?? 2,

@@ -16,8 +16,10 @@ export interface WorkerConfig {
   modelDir: string;
   manifest: ModelManifest;
   intraOpThreads: number;
-  /** Most segments per ONNX run; bounds memory for a 500,000-character conversation. */
+  /** Most segments per ONNX run. */
   maxBatchSegments: number;
+  /** Most (padded) token slots per ONNX run: bounds the model's activations for long conversations. */
+  maxBatchTokens: number;
   /** BroadcastChannel name on which the worker reports that its model is loaded. */
   readyChannel: string;
 }
@@ -63,7 +65,12 @@ async function load(): Promise<Engine> {
     graphOptimizationLevel: 'all',
   });
   checkSessionSignature(session);
-  return { tokenizer, batcher: new MicroBatcher((items) => runBatch(session, items), config.maxBatchSegments) };
+  const batcher = new MicroBatcher<Item, SegmentOutput>((items) => runBatch(session, items), {
+    maxItems: config.maxBatchSegments,
+    maxCost: config.maxBatchTokens,
+    cost: (item) => paddedTokens(item.segment),
+  });
+  return { tokenizer, batcher };
 }
 
 /** One real inference, so the first request does not pay for lazy initialisation. */
@@ -113,11 +120,20 @@ async function runBatch(session: ort.InferenceSession, items: Item[]): Promise<S
   return out;
 }
 
-/** Padded size of a segment: segments of similar size next to each other waste little padding. */
-function cost(segment: EncodedSegment): number {
+function longestPiece(segment: EncodedSegment): number {
   let longest = 0;
   for (const ids of segment.inputIds) if (ids.length > longest) longest = ids.length;
-  return segment.inputIds.length * 1024 + longest;
+  return longest;
+}
+
+/** Token slots the segment takes in an ONNX batch when padded to its own longest piece. */
+function paddedTokens(segment: EncodedSegment): number {
+  return segment.inputIds.length * longestPiece(segment);
+}
+
+/** Sort key: segments of similar shape next to each other waste little padding. */
+function shapeKey(segment: EncodedSegment): number {
+  return segment.inputIds.length * 1024 + longestPiece(segment);
 }
 
 export default async function score(task: WorkerTask): Promise<WorkerResult> {
@@ -133,7 +149,7 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
     }
   });
   if (encoded.length > 1) {
-    const order = items.map((_, i) => i).sort((a, b) => cost((items[a] as Item).segment) - cost((items[b] as Item).segment));
+    const order = items.map((_, i) => i).sort((a, b) => shapeKey((items[a] as Item).segment) - shapeKey((items[b] as Item).segment));
     const sortedItems = order.map((i) => items[i] as Item);
     const sortedOwners = order.map((i) => owners[i] as number);
     items.splice(0, items.length, ...sortedItems);
