@@ -226,6 +226,16 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect(info.Config.Env).toContain('ORT_DISABLE_TELEMETRY=1');
   });
 
+  // The operator's offline check (docs/deployment.md): only meaningful once the model is baked in.
+  it.skipIf(!shippedModel)('passes the release verification: model files match the baked-in manifest', async () => {
+    const { stdout } = await run(path.join(ROOT, 'scripts/container/verify-release.sh'), [IMAGE], {
+      cwd: ROOT,
+      env: { ...process.env, CONTAINER_CLI: CLI },
+    });
+    expect(stdout).toMatch(/^OK {2}model\.onnx sha256 [0-9a-f]{64}$/m);
+    expect(stdout.trim().endsWith('verified')).toBe(true);
+  });
+
   it('becomes ready with no network at all (air-gapped)', async () => {
     const isolated = hardened({ API_KEYS: API_KEY })
       .withNetworkMode('none')

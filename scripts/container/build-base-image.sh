@@ -40,8 +40,12 @@ is_node24 "$node_bin" || { log "$node_bin is not Node 24"; exit 1; }
 
 npm_dir="${NPM_DIR:-}"
 if [ -z "$npm_dir" ]; then
+  # The npm on PATH (its real location), else the global npm of the node on PATH.
+  npm_cli="$(readlink -f "$(command -v npm || echo /nonexistent)" 2>/dev/null || true)"
   global_root="$(npm root -g 2>/dev/null || true)"
-  if [ -n "$global_root" ] && [ -f "$global_root/npm/bin/npm-cli.js" ]; then
+  if [ -n "$npm_cli" ] && [ "$(basename "$npm_cli")" = npm-cli.js ]; then
+    npm_dir="$(dirname "$(dirname "$npm_cli")")"
+  elif [ -n "$global_root" ] && [ -f "$global_root/npm/bin/npm-cli.js" ]; then
     npm_dir="$global_root/npm"
   else
     log "no global npm found: installing npm package npm@11"

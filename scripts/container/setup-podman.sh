@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Make Podman usable as a Docker-API engine for testcontainers on a fresh Debian machine.
 # Idempotent: installs only what is missing, rewrites the engine config, starts the API service
-# only when its socket does not answer. Prints the DOCKER_HOST line to export (last line of stdout).
+# only when its socket does not answer. stdout carries only the line to eval (progress goes to
+# stderr), so both of these work:
+#   eval "$(scripts/container/setup-podman.sh)"        # `--env` is accepted and means the same
+#   scripts/container/setup-podman.sh >/dev/null       # just make sure it runs
+# Env: PODMAN_SOCK (default /run/podman-test.sock), PODMAN_SERVICE_LOG (/tmp/podman-service.log).
 #
 # Why these settings: in the CI sandbox crun and systemd cgroups are unavailable and the default
 # ulimits cannot be raised, so Podman needs runc, cgroupfs and no default ulimits.
 set -euo pipefail
+
+case "${1:-}" in
+  ""|--env) ;;
+  *) echo "usage: $0 [--env]" >&2; exit 2 ;;
+esac
 
 SOCK_PATH="${PODMAN_SOCK:-/run/podman-test.sock}"
 LOG_FILE="${PODMAN_SERVICE_LOG:-/tmp/podman-service.log}"
