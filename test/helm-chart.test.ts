@@ -169,6 +169,22 @@ describe('helm templates (static checks; rendering is scripts/helm/check.sh)', (
     expect([...used].filter((p) => !hasPath(defaults, p))).toEqual([]);
   });
 
+  it('include only named templates that _helpers.tpl defines', () => {
+    const defined = new Set([...templates.flatMap((t) => [...t.text.matchAll(/define "([^"]+)"/g)].map((m) => m[1]!))]);
+    const included = new Set(templates.flatMap((t) => [...t.text.matchAll(/include "([^"]+)"/g)].map((m) => m[1]!)));
+    expect(included.size).toBeGreaterThan(8);
+    expect([...included].filter((n) => !defined.has(n))).toEqual([]);
+  });
+
+  it('balance their control blocks: every if, with, range and define has its end', () => {
+    const unbalanced = templates.filter((t) => {
+      const opens = [...t.text.matchAll(/\{\{-?\s*(if|with|range|define)\b/g)].length;
+      const ends = [...t.text.matchAll(/\{\{-?\s*end\s*-?\}\}/g)].length;
+      return opens !== ends;
+    });
+    expect(unbalanced.map((t) => t.name)).toEqual([]);
+  });
+
   it('harden the pod: non-root, read-only root, no privilege escalation, no token, checksums roll pods', () => {
     const deployment = templates.find((t) => t.name === 'deployment.yaml')!.text;
     expect(deployment).toMatch(/automountServiceAccountToken: \{\{ \.Values\.automountServiceAccountToken \}\}/);
