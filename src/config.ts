@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import envSchema from 'env-schema';
+import { parseWebhookSecret } from './jobs/signing.ts';
 
 /** What fastify's `trustProxy` accepts, parsed from TRUST_PROXY. */
 export type TrustProxy = boolean | number | string[];
@@ -132,6 +133,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (raw.API_KEYS !== undefined && raw.API_KEYS_FILE !== undefined) {
     throw new ConfigError('invalid configuration: set API_KEYS or API_KEYS_FILE, not both');
+  }
+  if (raw.WEBHOOK_SECRET !== undefined) {
+    // The signer's own parser is the one definition of a usable secret (prefix, base64, key length).
+    try {
+      parseWebhookSecret(raw.WEBHOOK_SECRET);
+    } catch (err) {
+      throw new ConfigError(`invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
   return {
     ...raw,

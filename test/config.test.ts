@@ -88,6 +88,8 @@ describe('configuration', () => {
     ['TRUST_PROXY', 'proxy.example'],
     ['TRUST_PROXY', '10.0.0.0/40'],
     ['WEBHOOK_SECRET', 'not-a-secret'],
+    // Matches the base64 shape but decodes to 3 bytes: too short to be an HMAC key.
+    ['WEBHOOK_SECRET', 'whsec_YWJj'],
     ['WEBHOOK_ALLOWED_HOSTS', 'no-port.example'],
     ['WEBHOOK_MAX_ATTEMPTS', '0'],
     ['JOB_RESULT_TTL_MS', 'soon'],
