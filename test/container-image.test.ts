@@ -18,6 +18,7 @@ import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GenericContainer,
@@ -77,6 +78,24 @@ function hardened(env: Record<string, string>, mounts: Array<{ source: string; t
     .withSecurityOpt('no-new-privileges')
     .withBindMounts([...mounts, ...modelMounts])
     .withEnvironment({ ...env, ...modelEnv });
+}
+
+/** The parts of compose/compose.yaml the compose check runs the image with. */
+interface ComposeFile {
+  services: Record<
+    string,
+    {
+      user: string;
+      read_only: boolean;
+      tmpfs: string[];
+      cap_drop: string[];
+      security_opt: string[];
+      environment: Record<string, string | number | boolean | null>;
+      secrets: string[];
+      deploy: { resources: { limits: { cpus: string; memory: string } } };
+    }
+  >;
+  secrets: Record<string, { file: string }>;
 }
 
 interface Reply {
@@ -179,13 +198,14 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
 
     const candidate = hardened({
         API_KEYS: API_KEY,
-        // One worker makes the drain check's batch long enough to still be running at SIGTERM.
+        // One worker on half a CPU keeps the drain check's batch running for seconds.
         WORKERS: '1',
         MAX_QUEUE: '256',
         RATE_LIMIT_MAX: '1000',
         SHUTDOWN_GRACE_MS: '60000',
         REQUEST_TIMEOUT_MS: '120000',
       })
+      .withResourcesQuota({ cpu: 0.5 })
       .withExposedPorts(8443, 8080, 9464)
       .withLogConsumer((stream) => {
         stream.on('data', (chunk: Buffer | string) => {
@@ -331,9 +351,12 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect(logs).not.toContain(API_KEY);
   });
 
-  it('serves the operator\'s certificate and hashed keys from secret files, as compose mounts them', async () => {
+  it('runs as compose.yaml declares it: its settings, its secret files (own certificate, hashed key)', async () => {
+    const compose = parse(readFileSync(path.join(ROOT, 'compose/compose.yaml'), 'utf8')) as ComposeFile;
+    const service = compose.services['conversation-risk']!;
     const dir = mkdtempSync(path.join(tmpdir(), 'cr-secrets-'));
     try {
+      // What compose/init-secrets.sh makes: a certificate and a key stored only as its SHA-256.
       await run('openssl', [
         'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2',
         '-subj', '/CN=appliance.test', '-keyout', path.join(dir, 'tls.key'), '-out', path.join(dir, 'tls.crt'),
@@ -341,33 +364,43 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       const { stdout } = await run('openssl', ['x509', '-in', path.join(dir, 'tls.crt'), '-noout', '-fingerprint', '-sha256']);
       const fingerprint = stdout.trim().split('=')[1];
       const plainKey = 'operator-key-3f9a1c7e5b2d4a6f8e0c';
-      writeFileSync(path.join(dir, 'api_keys'), `sha256:${createHash('sha256').update(plainKey).digest('hex')}\n`);
-      // The container user (10001) must read what the host's root wrote, as init-secrets.sh arranges.
-      for (const f of ['tls.key', 'tls.crt', 'api_keys']) chmodSync(path.join(dir, f), 0o444);
-      expect(readFileSync(path.join(dir, 'api_keys'), 'utf8')).not.toContain(plainKey);
+      writeFileSync(path.join(dir, 'api_keys.txt'), `sha256:${createHash('sha256').update(plainKey).digest('hex')}\n`);
+      // The container user must read what the host's root wrote (init-secrets.sh: root:10001 0440).
+      for (const f of ['tls.key', 'tls.crt', 'api_keys.txt']) chmodSync(path.join(dir, f), 0o444);
 
-      const withSecrets = hardened(
-        {
-          API_KEYS_FILE: '/run/secrets/api_keys',
-          TLS_CERT_FILE: '/run/secrets/tls_cert',
-          TLS_KEY_FILE: '/run/secrets/tls_key',
-        },
-        [
-          { source: path.join(dir, 'api_keys'), target: '/run/secrets/api_keys', mode: 'ro' },
-          { source: path.join(dir, 'tls.crt'), target: '/run/secrets/tls_cert', mode: 'ro' },
-          { source: path.join(dir, 'tls.key'), target: '/run/secrets/tls_key', mode: 'ro' },
-        ],
-      )
+      // compose mounts each secret's file at /run/secrets/<name>; the files live in ./secrets.
+      const mounts = service.secrets.map((name) => ({
+        source: path.join(dir, path.basename(compose.secrets[name]!.file)),
+        target: `/run/secrets/${name}`,
+        mode: 'ro' as const,
+      }));
+      // `${VAR:-default}` as compose expands it with VAR unset; entries without a value pass nothing.
+      const env: Record<string, string> = { ...modelEnv };
+      for (const [name, value] of Object.entries(service.environment)) {
+        if (value !== null) env[name] = String(value).replace(/^\$\{\w+:-(.*)\}$/, '$1');
+      }
+      const [tmpPath, tmpOptions] = service.tmpfs[0]!.split(/:(.*)/s) as [string, string];
+      const limits = service.deploy.resources.limits;
+      let logs = '';
+      const asComposed = new HardenedContainer(IMAGE)
+        .withUser(service.user)
+        .withTmpFs({ [tmpPath]: tmpOptions })
+        .withDroppedCapabilities(...service.cap_drop)
+        .withSecurityOpt(...service.security_opt)
+        .withResourcesQuota({ cpu: Number(limits.cpus), memory: Number.parseInt(limits.memory, 10) })
+        .withBindMounts([...mounts, ...modelMounts])
+        .withEnvironment(env)
         // Every port the image EXPOSEs: testcontainers waits until all of them are published.
         .withExposedPorts(8443, 8080, 9464)
+        .withLogConsumer((stream) => stream.on('data', (c: Buffer | string) => (logs += c.toString())))
         .withWaitStrategy(Wait.forHttp('/readyz', 8443).usingTls().allowInsecure().forStatusCode(200))
         .withStartupTimeout(60_000);
-      let secretLogs = '';
-      const started = await withSecrets
-        .withLogConsumer((stream) => stream.on('data', (c: Buffer | string) => (secretLogs += c.toString())))
+      expect(service.read_only).toBe(true);
+      const started = await asComposed
+        .withReadOnlyRootFilesystem()
         .start()
         .catch((err: unknown) => {
-          console.error(`[container-image] secrets container log:\n${secretLogs}`);
+          console.error(`[container-image] compose-configured container log:\n${logs}`);
           throw err;
         });
       try {
@@ -375,8 +408,9 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
         const ok = await request(port, '/predict', { key: plainKey, body: { conversation: 'user1: hi\nuser2: hello' } });
         expect(ok.status, ok.body).toBe(200);
         expect(ok.peerFingerprint256).toBe(fingerprint);
-        const hashAsKey = readFileSync(path.join(dir, 'api_keys'), 'utf8').trim();
+        const hashAsKey = readFileSync(path.join(dir, 'api_keys.txt'), 'utf8').trim();
         expect((await request(port, '/predict', { key: hashAsKey, body: { conversation: 'user1: hi' } })).status).toBe(403);
+        expect((await started.exec(['node', '/app/healthcheck.mjs'])).exitCode).toBe(0);
       } finally {
         await started.stop({ remove: true });
       }
@@ -387,7 +421,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
 
   // Last: it stops the container.
   it('drains an in-flight request on SIGTERM and exits 0', async () => {
-    const batch = Array.from({ length: 100 }, (_, i) => conversation(400, `drain ${i}`));
+    const batch = Array.from({ length: 100 }, (_, i) => conversation(600, `drain ${i}`));
     let answeredAt = 0;
     const inFlight = request(httpsPort, '/batch_predict', {
       key: API_KEY,
@@ -397,15 +431,20 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       answeredAt = Date.now();
       return r;
     });
-    // Give the request time to reach the worker, then check it really is still running.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(answeredAt, 'the batch finished before SIGTERM: make it larger').toBe(0);
+    // SIGTERM goes out as soon as the metrics show the batch being scored: no guessing at timings.
+    const metricsPort = container.getMappedPort(9464);
+    const busy = /^conversation_risk_(inference_in_flight|queue_depth) [1-9]/m;
+    while (answeredAt === 0 && !busy.test((await request(metricsPort, '/metrics', { tls: false })).body)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(answeredAt, 'the batch finished before it was seen in flight: make it larger').toBe(0);
     const stopAt = Date.now();
     const stopping = container.stop({ timeout: 60_000, remove: false });
     const reply = await inFlight;
     await stopping;
     expect(reply.status, reply.body).toBe(200);
     expect(answeredAt).toBeGreaterThan(stopAt);
+    console.info(`[container-image] SIGTERM drain: the batch answered ${answeredAt - stopAt} ms after stop began`);
     expect((JSON.parse(reply.body) as { predictions: unknown[] }).predictions).toHaveLength(100);
 
     const client = await getContainerRuntimeClient();
