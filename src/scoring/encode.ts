@@ -1,13 +1,24 @@
 // The shared encoder: text -> tensors, used by the server's workers AND by the training-data export,
 // so a model sees identical tensors in training and in service (docs/model-contract.md).
+import { readFileSync } from 'node:fs';
 import { Tokenizer } from 'tokenizers';
+import { AsciiWordPiece } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
 import { ageFeatures, usedAgeFeatures } from './ages.ts';
 import { segmentPieces, toPieces, type Piece } from './segment.ts';
 import type { ModelManifest, ScoreRequest } from './types.ts';
 
+/** Loads a tokenizer.json file (the fast ASCII path is set up from the same text). */
 export function loadTokenizer(path: string): Tokenizer {
-  return prepare(Tokenizer.fromFile(path));
+  return tokenizerFromJson(readFileSync(path, 'utf8'));
+}
+
+/** Builds a tokenizer from tokenizer.json text, as Tokenizer.fromString does, plus its fast ASCII path. */
+export function tokenizerFromJson(json: string): Tokenizer {
+  const tokenizer = prepare(Tokenizer.fromString(json));
+  const fast = AsciiWordPiece.fromJson(json);
+  if (fast !== undefined) fastPaths.set(tokenizer, verify(tokenizer, fast));
+  return tokenizer;
 }
 
 /** One segment: its pieces' token ids (unpadded) and their speaker ids (1 = user1, 2 = user2). */
@@ -42,11 +53,67 @@ function prepare(tokenizer: Tokenizer): Tokenizer {
   return tokenizer;
 }
 
-/** Token ids of each text, without special tokens, in one native call. */
-export async function encodeTexts(tokenizer: Tokenizer, texts: string[]): Promise<number[][]> {
+async function encodeNative(tokenizer: Tokenizer, texts: string[]): Promise<number[][]> {
   if (texts.length === 0) return [];
   const encodings = await prepare(tokenizer).encodeBatch(texts, { addSpecialTokens: false });
   return encodings.map((e) => e.getIds());
+}
+
+const fastPaths = new WeakMap<Tokenizer, Promise<AsciiWordPiece | undefined>>();
+
+/** Texts on which the fast path must reproduce the native ids before it is trusted. */
+const PROBES = [
+  'Hello there, how are you? I\'m FINE!!',
+  '  leading\tand trailing \r\n spaces  ',
+  "it's 12:30 -- see http://example.com/a?b=c&d=[e]{f}~`^|\\",
+  'control\u0001chars\u0000and\u007fdel\u000bvt\u000cff',
+  'UPPER lower MiXeD ##hash [PAD] [UNK] [CLS] <unk>',
+  'supercalifragilisticexpialidocious antidisestablishmentarianism xqzjv',
+  'x'.repeat(101) + ' ' + 'y'.repeat(100),
+  '',
+];
+
+/** Trusts the fast path only if every probe it accepts gives the native ids (and it accepts some). */
+async function verify(tokenizer: Tokenizer, fast: AsciiWordPiece): Promise<AsciiWordPiece | undefined> {
+  const native = await encodeNative(tokenizer, PROBES);
+  let accepted = 0;
+  for (let i = 0; i < PROBES.length; i++) {
+    const ids = fast.encode(PROBES[i] as string);
+    if (ids === undefined) continue;
+    accepted++;
+    const expected = native[i] as number[];
+    if (ids.length !== expected.length || ids.some((id, k) => id !== expected[k])) return undefined;
+  }
+  return accepted > 0 ? fast : undefined;
+}
+
+/** Whether `tokenizer` encodes ASCII text through the verified fast path (for tests and diagnostics). */
+export async function usesFastPath(tokenizer: Tokenizer): Promise<boolean> {
+  return (await fastPaths.get(tokenizer)) !== undefined;
+}
+
+/**
+ * Token ids of each text, without special tokens. ASCII texts take the verified fast path when the
+ * tokenizer has one; the rest go to the native tokenizer in one encodeBatch call.
+ */
+export async function encodeTexts(tokenizer: Tokenizer, texts: string[]): Promise<number[][]> {
+  const fast = await fastPaths.get(tokenizer);
+  if (fast === undefined) return encodeNative(tokenizer, texts);
+  const out = new Array<number[]>(texts.length);
+  const rest: number[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const ids = fast.encode(texts[i] as string);
+    if (ids === undefined) rest.push(i);
+    else out[i] = ids;
+  }
+  if (rest.length > 0) {
+    const native = await encodeNative(
+      tokenizer,
+      rest.map((i) => texts[i] as string),
+    );
+    rest.forEach((i, k) => (out[i] = native[k] as number[]));
+  }
+  return out;
 }
 
 export async function encodeConversation(

@@ -157,7 +157,8 @@ class PooledScorer implements EngineScorer {
     const segments = new Array<number>(requests.length);
     results.forEach((result, g) => {
       if (result.kind !== 'scored') throw new Error(`worker answered ${result.kind} to a scoring task`);
-      inferenceSeconds += result.inferenceSeconds;
+      // Tasks run in parallel: the request spent as long in inference as its slowest task.
+      inferenceSeconds = Math.max(inferenceSeconds, result.inferenceSeconds);
       const indices = groups[g] as number[];
       result.predictions.forEach((p: WorkerPrediction, k) => {
         const i = indices[k] as number;

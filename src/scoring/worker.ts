@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { Tokenizer } from 'tokenizers';
+import type { Tokenizer } from 'tokenizers';
 import { aggregateSegments, calibrate, confidence, isHarmful, predatoryUser, riskLevel, softmax3, type SegmentOutput } from './aggregate.ts';
 import { CancelledError, MicroBatcher } from './batcher.ts';
-import { encodeConversation, toModelInputs, type EncodedConversation, type EncodedSegment } from './encode.ts';
+import { encodeConversation, tokenizerFromJson, toModelInputs, type EncodedConversation, type EncodedSegment } from './encode.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from './types.ts';
 
@@ -57,7 +57,7 @@ function readVerified(name: string): Buffer {
 }
 
 async function load(): Promise<Engine> {
-  const tokenizer = Tokenizer.fromString(readVerified('tokenizer.json').toString('utf8'));
+  const tokenizer = tokenizerFromJson(readVerified('tokenizer.json').toString('utf8'));
   const session = await ort.InferenceSession.create(readVerified('model.onnx'), {
     intraOpNumThreads: config.intraOpThreads,
     interOpNumThreads: 1,
