@@ -1,6 +1,7 @@
 // The shared encoder: text -> tensors, used by the server's workers AND by the training-data export,
 // so a model sees identical tensors in training and in service (docs/model-contract.md).
 import { readFileSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { Tokenizer } from 'tokenizers';
 import { AsciiWordPiece } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
@@ -34,6 +35,7 @@ export interface EncodedConversation {
 }
 
 const PAD_ID = 0;
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** The id used when a conversation yields no tokens at all: the tokenizer's unknown token. */
 function emptyConversationId(tokenizer: Tokenizer): number {
@@ -165,12 +167,16 @@ export function toModelInputs(items: ReadonlyArray<{ segment: EncodedSegment; ag
   const inputIds = new BigInt64Array(batch * turns * tokens);
   const speakerIds = new BigInt64Array(batch * turns);
   const ages = new Float32Array(batch * 8);
+  // Ids are small non-negative integers: on a little-endian machine, writing the low 32 bits through an
+  // Int32Array view fills the int64 tensor without creating a BigInt per token.
+  const low = LITTLE_ENDIAN ? new Int32Array(inputIds.buffer) : undefined;
   for (let b = 0; b < batch; b++) {
     const { segment, ageFeatures: feats } = items[b] as { segment: EncodedSegment; ageFeatures: readonly number[] };
     for (let t = 0; t < segment.inputIds.length; t++) {
       const ids = segment.inputIds[t] as number[];
       const base = (b * turns + t) * tokens;
-      for (let k = 0; k < ids.length; k++) inputIds[base + k] = BigInt(ids[k] as number);
+      if (low !== undefined) for (let k = 0; k < ids.length; k++) low[(base + k) * 2] = ids[k] as number;
+      else for (let k = 0; k < ids.length; k++) inputIds[base + k] = BigInt(ids[k] as number);
       speakerIds[b * turns + t] = BigInt(segment.speakerIds[t] as number);
     }
     for (let f = 0; f < 8; f++) ages[b * 8 + f] = feats[f] ?? 0;
