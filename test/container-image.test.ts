@@ -225,8 +225,10 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
 
   afterAll(async () => {
     if (container === undefined) return;
+    // The drain check stops it; if that check failed first, stop it here. Then remove it.
+    await container.stop({ timeout: 0, remove: false });
     const client = await getContainerRuntimeClient();
-    await client.container.remove(client.container.getById(container.getId()), { removeVolumes: true }).catch(() => {});
+    await client.container.remove(client.container.getById(container.getId()), { removeVolumes: true });
   });
 
   it('carries the OCI labels and the health check', async () => {
