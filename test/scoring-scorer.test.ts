@@ -77,6 +77,16 @@ describe('a scorer without a usable model stays up and answers model_unavailable
   });
 });
 
+describe('a scorer whose workers do not load the model in time is not ready', () => {
+  it('reports the load timeout and rejects model_unavailable', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, loadTimeoutMs: 1 });
+    expect(scorer.ready).toBe(false);
+    expect(scorer.loadError).toMatch(/did not load the model within 1 ms/);
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+    await scorer.close();
+  });
+});
+
 describe('scoring with the contract model through the worker pool', () => {
   let scorer: EngineScorer;
   const observations: ScoreObservation[] = [];
@@ -184,6 +194,17 @@ describe('queue bound and deadlines', () => {
     expect((await rejection(queued)).kind).toBe('timeout');
     expect(scorer.queueSize).toBe(0);
     expect((await busy)[0]!.num_segments).toBeGreaterThan(1);
+  });
+});
+
+describe('closing the scorer', () => {
+  it('answers model_unavailable for work still in flight and for later calls', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1 });
+    const pending = rejection(scorer.score([{ conversation: longChat(500_000) }]));
+    await scorer.close();
+    expect((await pending).kind).toBe('model_unavailable');
+    expect(scorer.ready).toBe(false);
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
   });
 });
 

@@ -100,6 +100,8 @@ export class ScoringPool {
   /** Listens before the workers start, so no announcement is missed. */
   #collectReadiness(name: string, count: number): Promise<void> {
     const channel = new BroadcastChannel(name);
+    // Never the reason the process stays up, e.g. when loading timed out and the pool was destroyed.
+    channel.unref();
     return new Promise<void>((resolve, reject) => {
       this.#failReadiness = reject;
       let ready = 0;
@@ -151,6 +153,7 @@ export class ScoringPool {
   }
 
   async destroy(): Promise<void> {
+    this.#failReadiness?.(new Error('scoring pool destroyed'));
     await this.#piscina.destroy();
   }
 }
