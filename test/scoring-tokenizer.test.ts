@@ -39,7 +39,8 @@ const chatText = fc
       { weight: 2, arbitrary: fc.constantFrom(...WORDS).map((w) => w.toUpperCase()) },
       { weight: 3, arbitrary: fc.constantFrom(' ', '  ', '\t', '\n', '\r\n') },
       { weight: 2, arbitrary: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) },
-      { weight: 1, arbitrary: fc.constantFrom('é', '中', '😀', '\u00a0', 'İ', '[PAD]', '[SEP]', 'x'.repeat(101)) },
+      { weight: 2, arbitrary: fc.constantFrom('\u2013', '\u2014', '\u2018', '\u2019', '\u201c', '\u201d', '\u2026') },
+      { weight: 1, arbitrary: fc.constantFrom('é', '中', '😀', '\u00a0', 'İ', '\u2010', '\u00ab', '[PAD]', '[SEP]', 'x'.repeat(101)) },
     ),
     { maxLength: 40 },
   )
@@ -63,11 +64,12 @@ describe('the fast ASCII WordPiece path gives exactly the native tokenizer ids',
     );
   });
 
-  it('leaves non-ASCII text to the native tokenizer', () => {
+  it('leaves non-ASCII text to the native tokenizer, except typographic quotes, dashes and ellipsis', () => {
     const fast = AsciiWordPiece.fromJson(FIXTURE_JSON);
     expect(fast?.encode('hello')).toEqual([VOCAB.hello]);
     expect(fast?.encode('héllo')).toBeUndefined();
     expect(fast?.encode('hi 😀')).toBeUndefined();
+    expect(fast?.encode('it\u2019s')).toEqual([VOCAB.it, VOCAB['[UNK]'], VOCAB.s]);
   });
 
   it('leaves text containing an added token to the native tokenizer', () => {

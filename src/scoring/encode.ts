@@ -70,6 +70,7 @@ const PROBES = [
   "it's 12:30 -- see http://example.com/a?b=c&d=[e]{f}~`^|\\",
   'control\u0001chars\u0000and\u007fdel\u000bvt\u000cff',
   'UPPER lower MiXeD ##hash [PAD] [UNK] [CLS] <unk>',
+  'it\u2019s \u201cquoted\u201d \u2018so\u2019 \u2013 and \u2014 wait\u2026',
   'supercalifragilisticexpialidocious antidisestablishmentarianism xqzjv',
   'x'.repeat(101) + ' ' + 'y'.repeat(100),
   '',

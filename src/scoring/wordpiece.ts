@@ -1,6 +1,6 @@
 // A fast path for the commonest tokenizer.json (BertNormalizer + BertPreTokenizer + WordPiece) on
 // ASCII text. The native binding costs about 2 µs per token, mostly in building Encoding objects; for
-// ASCII the three steps are simple enough to run in JS at a fraction of that. The native tokenizer stays
+// ASCII (plus a few typographic punctuation marks) the three steps are simple enough to run in JS at a fraction of that. The native tokenizer stays
 // the reference: this path is used only for configurations it fully understands, only for ASCII text
 // without added tokens, and only after it reproduced the native ids on probe texts (see encode.ts).
 
@@ -13,6 +13,13 @@ interface TokenizerJson {
 }
 
 const WORD_CACHE_LIMIT = 50_000;
+
+/**
+ * Non-ASCII punctuation common in chat (typographic quotes, dashes, ellipsis). Each is Unicode
+ * punctuation that BertNormalizer leaves unchanged (no control, space, CJK, accent or case), so
+ * BertPreTokenizer makes it a word of its own, exactly like ASCII punctuation.
+ */
+const EXTRA_PUNCTUATION = new Set([0x2013, 0x2014, 0x2018, 0x2019, 0x201c, 0x201d, 0x2026]);
 
 export class AsciiWordPiece {
   readonly #vocab: Map<string, number>;
@@ -62,8 +69,8 @@ export class AsciiWordPiece {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c > 0x7e) {
-        if (c !== 0x7f) return undefined;
-        needsClean = true;
+        if (c === 0x7f) needsClean = true;
+        else if (!EXTRA_PUNCTUATION.has(c)) return undefined;
       } else if (c < 0x20) needsClean = true;
       else if (c >= 0x41 && c <= 0x5a) needsLower = true;
     }
@@ -85,7 +92,8 @@ export class AsciiWordPiece {
       const c = i < s.length ? s.charCodeAt(i) : 0x20;
       // BertPreTokenizer: whitespace splits and is dropped; each ASCII punctuation is a word of its own.
       const space = c === 0x20 || (c >= 0x09 && c <= 0x0d);
-      const punct = (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);
+      const punct =
+        (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e) || EXTRA_PUNCTUATION.has(c);
       if (space || punct) {
         if (start !== -1) {
           this.#word(s.slice(start, i), ids);

@@ -1,5 +1,5 @@
-// A piscina worker: loads the tokenizer and the ONNX session once, then tokenizes, segments, runs the
-// model in bounded batches and aggregates. ONNX runs synchronously on this thread, never the main one.
+// A piscina worker: loads the tokenizer and the ONNX session once, then tokenizes, segments, and runs
+// the model on batches shared by the tasks it holds, and aggregates. ONNX never runs on the main thread.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
