@@ -33,8 +33,9 @@ export interface EngineScorer extends Scorer {
 }
 
 /**
- * Splits a batch into at most `parts` contiguous-index-free groups of similar total length (largest
- * first onto the lightest group), so every worker gets a fair share. Returns indices into `requests`.
+ * Splits a batch into at most `parts` groups of similar total length (longest conversation first, onto
+ * the lightest group), so every worker gets a fair share. Returns indices into `requests`, each group
+ * in input order.
  */
 export function splitByCharacters(requests: readonly ScoreRequest[], parts: number): number[][] {
   const n = Math.min(parts, requests.length);
