@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse, parseDocument } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { renderReadme } from '../scripts/helm/params-table.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CHART = path.join(ROOT, 'helm/conversation-risk');
@@ -143,6 +144,12 @@ describe('helm values documentation', () => {
     expect(params.filter((p) => !hasPath(defaults, p.path)).map((p) => p.path)).toEqual([]);
     expect(params.length).toBe(documented.size);
     expect(params.filter((p) => p.text.trim().length < 10).map((p) => p.path)).toEqual([]);
+  });
+
+  it('is what the chart README\'s parameter tables show (node scripts/helm/params-table.ts)', () => {
+    const readme = readFileSync(path.join(CHART, 'README.md'), 'utf8');
+    expect(renderReadme(readme, valuesText)).toBe(readme);
+    expect(readme).toContain('| `networkPolicy.enabled` |');
   });
 
   it('puts each @param right above the value it documents', () => {
