@@ -175,36 +175,30 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
         maxBuffer: 16 * 1024 * 1024,
       });
     }
-    const ca = process.env.NODE_EXTRA_CA_CERTS;
-    const secret = ca !== undefined && existsSync(ca) ? ['--secret', `id=npm_ca,src=${ca}`] : [];
-    const format = CLI === 'podman' ? ['--format', 'docker'] : [];
-    const started = Date.now();
-    await run(
-      CLI,
-      [
-        'build', ...format, ...secret,
-        '--build-arg', `BASE_IMAGE=${BASE_IMAGE}`,
-        '--build-arg', 'VERSION=0.0.0-test',
-        '--build-arg', 'REVISION=container-test',
-        '-t', IMAGE, '.',
-      ],
-      { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
-    );
-    const { stdout: size } = await run(CLI, ['image', 'inspect', '--format', '{{.Size}}', IMAGE]);
-    console.info(
-      `[container-image] built ${IMAGE} in ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
-        `size ${(Number(size.trim()) / 1e6).toFixed(0)} MB; model: ${shippedModel ? 'shipped' : 'contract fixture (mounted)'}`,
-    );
+    // The operator's build script: labels, the optional npm_ca secret, docker format for podman.
+    const { stdout: built } = await run(path.join(ROOT, 'scripts/container/build-image.sh'), [IMAGE], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        ...process.env,
+        CONTAINER_CLI: CLI,
+        BASE_IMAGE,
+        VERSION: '0.0.0-test',
+        REVISION: 'container-test',
+        SOURCE: 'https://example.invalid/conversation-risk-appliance',
+      },
+    });
+    console.info(`[container-image] ${built.trim()}; model: ${shippedModel ? 'shipped' : 'contract fixture (mounted)'}`);
 
     const candidate = hardened({
-        API_KEYS: API_KEY,
-        // One worker on half a CPU keeps the drain check's batch running for seconds.
-        WORKERS: '1',
-        MAX_QUEUE: '256',
-        RATE_LIMIT_MAX: '1000',
-        SHUTDOWN_GRACE_MS: '60000',
-        REQUEST_TIMEOUT_MS: '120000',
-      })
+      API_KEYS: API_KEY,
+      // One worker on half a CPU keeps the drain check's batch running for seconds.
+      WORKERS: '1',
+      MAX_QUEUE: '256',
+      RATE_LIMIT_MAX: '1000',
+      SHUTDOWN_GRACE_MS: '60000',
+      REQUEST_TIMEOUT_MS: '120000',
+    })
       .withResourcesQuota({ cpu: 0.5 })
       .withExposedPorts(8443, 8080, 9464)
       .withLogConsumer((stream) => {
