@@ -242,15 +242,48 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect(info.Config.Env).toContain('ORT_DISABLE_TELEMETRY=1');
   });
 
-  // The operator's offline check (docs/deployment.md): only meaningful once the model is baked in.
-  it.skipIf(!shippedModel)('passes the release verification: model files match the baked-in manifest', async () => {
-    const { stdout } = await run(path.join(ROOT, 'scripts/container/verify-release.sh'), [IMAGE], {
-      cwd: ROOT,
-      env: { ...process.env, CONTAINER_CLI: CLI },
-    });
-    expect(stdout).toMatch(/^OK {2}model\.onnx sha256 [0-9a-f]{64}$/m);
-    expect(stdout.trim().endsWith('verified')).toBe(true);
-  });
+  // The operator's offline check (docs/deployment.md), on the shipped image when the model is in the
+  // tree, and always on images with the contract model baked in: intact, and with one byte changed.
+  it('verifies a release offline: baked-in model files against manifest.json, and catches tampering', async () => {
+    const verify = (image: string, ...extra: string[]) =>
+      run(path.join(ROOT, 'scripts/container/verify-release.sh'), [image, ...extra], {
+        cwd: ROOT,
+        env: { ...process.env, CONTAINER_CLI: CLI },
+      });
+    if (shippedModel) expect((await verify(IMAGE)).stdout.trim().endsWith('verified')).toBe(true);
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'cr-release-'));
+    const good = `${IMAGE}-verify-good`;
+    const tampered = `${IMAGE}-verify-tampered`;
+    try {
+      for (const f of ['manifest.json', 'model.onnx', 'tokenizer.json']) {
+        writeFileSync(path.join(dir, f), readFileSync(path.join(FIXTURE_MODEL, f)));
+      }
+      writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${IMAGE}\nCOPY manifest.json model.onnx tokenizer.json /app/models/conversation-risk/\n`);
+      await run(CLI, ['build', '-q', '-t', good, dir]);
+      const { stdout: imageId } = await run(CLI, ['image', 'inspect', '--format', '{{.Id}}', good]);
+      const ok = await verify(good, imageId.trim(), path.join(FIXTURE_MODEL, 'manifest.json'));
+      expect(ok.stdout).toMatch(/^OK +model\.onnx sha256 [0-9a-f]{64}$/m);
+      expect(ok.stdout).toContain('OK: image id matches the published one');
+      expect(ok.stdout).toContain('OK: manifest.json matches the published one');
+
+      const tokenizer = readFileSync(path.join(FIXTURE_MODEL, 'tokenizer.json'), 'utf8');
+      writeFileSync(path.join(dir, 'tokenizer.json'), tokenizer.replace('"', ' "'));
+      await run(CLI, ['build', '-q', '-t', tampered, dir]);
+      const exitOf = (p: Promise<unknown>) =>
+        p.then(
+          () => ({ code: 0, stdout: '' }),
+          (err: { code: number; stdout: string }) => err,
+        );
+      const refused = await exitOf(verify(tampered));
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/^FAIL tokenizer\.json sha256/m);
+      expect((await exitOf(verify(good, `sha256:${'0'.repeat(64)}`))).code).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await run(CLI, ['rmi', '-f', good, tampered]).catch(() => {});
+    }
+  }, 120_000);
 
   it('becomes ready with no network at all (air-gapped)', async () => {
     const isolated = hardened({ API_KEYS: API_KEY })
