@@ -24,10 +24,11 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 log() { echo "[setup-podman] $*" >&2; }
 
 need=()
-for bin in podman runc debootstrap curl; do
+for bin in podman runc debootstrap curl openssl; do
   command -v "$bin" >/dev/null 2>&1 || need+=("$bin")
 done
-# Rootful podman networking and fuse for overlay in nested environments.
+# Rootful podman networking and fuse for overlay in nested environments. (openssl: the container test
+# makes a certificate as compose/init-secrets.sh does.)
 for pkg_bin in slirp4netns:slirp4netns fuse-overlayfs:fuse-overlayfs; do
   command -v "${pkg_bin#*:}" >/dev/null 2>&1 || need+=("${pkg_bin%%:*}")
 done
@@ -35,7 +36,7 @@ if [ "${#need[@]}" -gt 0 ]; then
   log "installing: ${need[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${need[@]}" uidmap iptables ca-certificates curl >/dev/null
+    "${need[@]}" uidmap iptables ca-certificates >/dev/null
 else
   log "podman, runc, debootstrap already installed"
 fi
