@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1.7
 # Conversation-risk appliance image.
 #
 #   docker build --secret id=npm_ca,src=/path/to/ca.pem \
@@ -7,6 +6,8 @@
 # BASE_IMAGE must be Debian/glibc based (tokenizers ships no musl build for every arch) with Node 24.
 # The npm_ca secret is optional: it is only needed behind a TLS-intercepting proxy, and never lands in
 # a layer. Nothing is fetched at run time: dependencies and the model are in the image.
+# No `# syntax=` line on purpose: it would make BuildKit pull a frontend image from Docker Hub, which
+# air-gapped build hosts cannot reach; the built-in frontend (Docker 23+) has secret and cache mounts.
 ARG BASE_IMAGE=node:24-bookworm-slim
 
 # ---- deps: production dependencies only --------------------------------------------------------------
