@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILY_NAMES, TEST_FAMILIES, generate, isHeldOutPhrasing } from '../scripts/data/generate.ts';
+import { FAMILY_NAMES, TEST_FAMILIES, generate, isHeldOutPhrasing, phrasingSplit } from '../scripts/data/generate.ts';
 import * as P from '../scripts/data/phrases.ts';
 import { parseAge } from '../src/scoring/ages.ts';
 import { parseTurns } from '../src/scoring/conversation.ts';
@@ -31,7 +31,7 @@ describe('conversation generator', () => {
     for (const f of FAMILY_NAMES) expect(corpus.some((r) => r.family === f)).toBe(true);
   });
 
-  it('never uses a held-out phrasing outside the test split', () => {
+  it('never uses a held-out phrasing outside its split (test, or val for calibration)', () => {
     const banks = [P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_COMPLY, P.C_THREAT, P.X_THREAT, P.B_SECRETS, P.B_GAMING];
     const heldOut = banks.flatMap((b) => b.filter((p, i) => isHeldOutPhrasing(i) && !p.includes('{')).map(canonical));
     expect(heldOut.length).toBeGreaterThan(10);
@@ -41,6 +41,12 @@ describe('conversation generator', () => {
     const test = new Set(lines('test'));
     expect(heldOut.filter((p) => trainVal.has(p))).toEqual([]);
     expect(heldOut.filter((p) => test.has(p)).length).toBeGreaterThan(heldOut.length / 2);
+    // Validation phrasings (for calibration on unseen wording) never reach training either.
+    const valOnly = banks.flatMap((b) => b.filter((p, i) => phrasingSplit(i) === 'val' && !p.includes('{')).map(canonical));
+    const train = new Set(lines('train'));
+    const val = new Set(lines('val'));
+    expect(valOnly.filter((p) => train.has(p))).toEqual([]);
+    expect(valOnly.filter((p) => val.has(p)).length).toBeGreaterThan(valOnly.length / 3);
   });
 
   it('labels harmful conversations with a predator on either side and benign ones with neither', () => {

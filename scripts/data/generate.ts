@@ -1,7 +1,7 @@
 // Seeded generator of labeled two-party conversations: grooming along the published stages,
 // sextortion and coercion (harmful), and benign families chosen to share their vocabulary
 // (secrets, meeting up, parents, gifts, pictures). Whole families and every fourth phrasing of
-// each phrase bank are held out for the test split, so the test measures generalization.
+// each phrase bank are held out for the test split (every eighth for validation), so the test measures generalization.
 //
 //   node scripts/data/generate.ts --seed 7 --n 12000 --out .tmp/data/generated.jsonl
 
@@ -32,11 +32,20 @@ interface Family {
 /** Families that appear only in the test split. */
 export const TEST_FAMILIES: readonly string[] = ['grooming_mentor', 'coercion', 'surprise_party', 'marketplace'];
 
-const HELD_OUT_EVERY = 4;
+/**
+ * Which split a phrasing of a bank belongs to: every fourth is reserved for test, every eighth
+ * (offset 1) for validation, so that calibration and checkpoint choice see unseen wording as the
+ * test does; the rest is used by training (and by val and test 30 % of the time).
+ */
+export function phrasingSplit(index: number): Split {
+  if (index % 4 === 3) return 'test';
+  if (index % 8 === 1) return 'val';
+  return 'train';
+}
 
 /** True when phrasing `index` of a bank is reserved for the test split. */
 export function isHeldOutPhrasing(index: number): boolean {
-  return index % HELD_OUT_EVERY === HELD_OUT_EVERY - 1;
+  return phrasingSplit(index) === 'test';
 }
 
 class Ctx {
@@ -52,9 +61,9 @@ class Ctx {
 
   /** A phrasing from a bank, honouring the held-out phrasings of the test split. */
   phrase(bank: readonly string[]): string {
-    const heldOut = bank.filter((_, i) => isHeldOutPhrasing(i));
-    const seen = bank.filter((_, i) => !isHeldOutPhrasing(i));
-    const pool = this.split === 'test' && heldOut.length > 0 && this.rng.chance(0.7) ? heldOut : seen;
+    const own = this.split === 'train' ? [] : bank.filter((_, i) => phrasingSplit(i) === this.split);
+    const shared = bank.filter((_, i) => phrasingSplit(i) === 'train');
+    const pool = own.length > 0 && this.rng.chance(0.7) ? own : shared;
     return this.fill(this.rng.pick(pool.length > 0 ? pool : bank));
   }
 
@@ -65,7 +74,14 @@ class Ctx {
   }
 
   say(role: Role, bank: readonly string[]): void {
-    this.moves.push({ role, text: this.phrase(bank) });
+    let text = this.phrase(bank);
+    // Real turns often carry two thoughts: small talk before or after the point.
+    if (bank !== P.FILLER && this.rng.chance(0.2)) {
+      const chat = this.phrase(P.FILLER);
+      text = this.rng.chance(0.5) ? `${chat} ${this.rng.pick(['', '.', ',', ' -', '!'])} ${text}` : `${text} ${this.rng.pick(['', '.', ' lol', ' haha'])} ${chat}`;
+      text = text.replace(/\s+/g, ' ');
+    }
+    this.moves.push({ role, text });
   }
 
   /** Small talk between the two parties: what real chats are mostly made of. */

@@ -34,6 +34,14 @@ export const G_CONTACT = [
   'sup, u play {game}? i need a duo partner',
   'hi, your art is amazing, do you take requests',
   'heyy i found you through a friend of a friend, hope thats ok',
+  'hey, you go to {place} a lot right? i think ive seen you',
+  'your last video was so good, how long have you been doing {hobby}',
+  'hi :) sorry if this is random, you just seem really sweet',
+  'yo you were cracked in that last {game} round',
+  'hey! we have like 10 mutual friends lol',
+  'hi, i help run a {hobby} club, you should join',
+  'hey whats up, you from around here?',
+  'u seem fun, wanna chat?',
 ];
 
 export const G_TRUST = [
@@ -49,6 +57,16 @@ export const G_TRUST = [
   'i think about our chats all the time',
   'nobody appreciates you the way i do',
   'honestly youre my favorite person to talk to',
+  'i feel like i can be myself with you',
+  "you're way smarter than kids your age",
+  'im always here if you need someone',
+  'you deserve someone who listens to you',
+  'dont worry, i get what youre going through',
+  'youre special, you know that?',
+  'i wish i had a friend like you when i was younger',
+  'your mom sounds really strict, im sorry',
+  'adults never listen to you huh? i do',
+  'you can vent to me anytime, day or night',
 ];
 
 export const G_RISK = [
@@ -64,6 +82,16 @@ export const G_RISK = [
   'is your door locked? just curious',
   'what time does your dad usually go to bed',
   'do your parents know your passcode',
+  'is your mom still up',
+  'where does your dad think you are right now',
+  'can anyone see your screen',
+  'do your parents go out on weekends',
+  'does your sister snoop on your phone',
+  'are you allowed to have your phone at night',
+  'who do you live with',
+  'is your bedroom door closed',
+  'does your mom know your password',
+  'anyone else home rn?',
 ];
 
 export const G_SECRECY = [
@@ -79,6 +107,16 @@ export const G_SECRECY = [
   'clear your history after we talk okay',
   'its nobody elses business what we talk about',
   'you have to keep this secret or we cant talk anymore',
+  'dont show anyone these messages',
+  'keep this between you and me',
+  'your mom would freak out, so dont mention me',
+  'lets not tell anyone we talk, its our thing',
+  'if your dad asks, say im from your team',
+  'nobody would understand what we have',
+  'remember, you never got anything from me',
+  'this stays private, got it?',
+  'you cant tell your friends about me',
+  'archive this chat so nobody sees',
 ];
 
 export const G_ISOLATE = [
@@ -94,6 +132,16 @@ export const G_ISOLATE = [
   'i dont like you talking to other people as much as me',
   'switch to {app} its safer for us',
   'turn off your location so nobody tracks you',
+  'this app isnt safe, lets talk on {app}',
+  'text me on {app}, i made an account just for you',
+  'your friends dont really care about you like i do',
+  'use the vanish mode so it deletes',
+  'lets video chat on {app} later',
+  'get a second account your parents dont know about',
+  'dont hang out with them, stay online with me',
+  'i only trust you, not your friends',
+  'go on {app} when everyone is asleep',
+  'install {app} and dont tell your mom',
 ];
 
 export const G_SEXUAL = [
@@ -109,6 +157,18 @@ export const G_SEXUAL = [
   'you can ask me anything about your body, i wont laugh',
   'i could teach you things your friends dont know',
   'send one without your hoodie on',
+  'are you wearing pajamas already',
+  'have you started dating yet',
+  'do boys at school look at you',
+  'you have a cute body for your age',
+  'what do you look like without makeup',
+  'send me a pic in your pajamas',
+  'are you in bed already? send a pic',
+  'have you ever been touched by anyone',
+  'i bet you get asked out a lot',
+  'youre growing up so fast',
+  'we could talk about more grown up stuff',
+  'show me your outfit, turn around',
 ];
 
 export const G_COMPLY = [
@@ -124,6 +184,16 @@ export const G_COMPLY = [
   'show me you are really my friend',
   'answer me right now or im done with you',
   'its just a small thing, why are you making it a big deal',
+  'if you trust me you will do it',
+  'come on, nobody will know',
+  'just once, please, for me',
+  'you said youd do anything for me',
+  'if you dont, i will be really sad',
+  'stop making excuses and send it',
+  'youre not a little kid anymore right?',
+  "i'll be upset if you say no",
+  'just do it quick before your mom comes',
+  'show me on camera',
 ];
 
 export const G_GIFT = [
@@ -139,6 +209,16 @@ export const G_GIFT = [
   'you deserve nice things, let me spoil you',
   'i can get you that skin you wanted',
   'want me to send money for a new phone',
+  'i can top up your phone if you want',
+  "i'll buy you the new {game} skin",
+  'want me to send you some money',
+  "i got you something, i'll give it to you when we meet",
+  'i can pay for your data so we can talk',
+  "i'll send {gift}, it's nothing",
+  "tell me your gamertag, i'll gift you {amount}",
+  "you want new shoes? i'll get them",
+  "i'll buy you whatever you want",
+  'check your account, i sent something',
 ];
 
 export const G_MEET = [
@@ -154,6 +234,16 @@ export const G_MEET = [
   'i booked a place near {place}, come alone',
   'meet me at {time} behind {place}',
   'say youre at practice and ill pick you up',
+  'lets hang out, i can drive you',
+  'when can i see you in person',
+  'i could come by your school {day}',
+  "meet me at {place}, i'll bring {gift}",
+  'you could come to my place, my roommate is out',
+  'say youre sleeping over at a friends and come see me',
+  "i'll pick you up around the corner so nobody sees",
+  'wanna meet up {day}? just us',
+  'im near your area {day}',
+  'i want to finally see you in real life',
 ];
 
 // ---- sextortion / threats / coercion --------------------------------------------------------
@@ -167,6 +257,10 @@ export const X_HOOK = [
   'you shouldnt have trusted me with those pics',
   'i know what you sent, and i kept it',
   'i still have that video of you',
+  'i screenshotted your pics',
+  'your video is saved on my phone',
+  'i still have everything you sent',
+  'i hacked your cloud and saw the pics',
 ];
 
 export const X_DEMAND = [
@@ -178,6 +272,10 @@ export const X_DEMAND = [
   'do what i say and nobody has to find out',
   'transfer {amount} now or i post it',
   'send a new pic tonight or i tag your mom',
+  'send money now or its posted',
+  'i want {amount} by tonight',
+  'send another video or else',
+  'pay me and i delete it',
 ];
 
 export const X_THREAT = [
@@ -191,6 +289,11 @@ export const X_THREAT = [
   'tell anyone and it gets worse for you',
   'you will regret ignoring me',
   'your family will be so ashamed of you',
+  'i will send it to your mom',
+  'your school will see everything',
+  "i have your family's names",
+  "dont ignore me, you'll regret it",
+  'everyone at school is getting it tomorrow',
 ];
 
 export const C_THREAT = [
@@ -204,6 +307,11 @@ export const C_THREAT = [
   'ill show your parents our chats and youll be in trouble',
   'you have no choice now',
   'dont make me angry, you know what happens',
+  'you have to do what i say now',
+  'if you say no i will tell everyone',
+  'you cant back out now',
+  'your parents will hate you when i show them',
+  "i'll make your life hell",
 ];
 
 // ---- victim replies -------------------------------------------------------------------------
@@ -211,29 +319,60 @@ export const C_THREAT = [
 export const V_FRIENDLY = [
   'lol thanks', 'omg thank u {e}', 'haha yeah', 'sure', 'ok cool', 'thanks!!', 'idk maybe',
   'yeah i guess', 'aww thats nice', 'lol ok', 'for real?', 'yea', 'hehe', 'thank youu', 'sounds fun',
+  'ya',
+  'ok thanks lol',
+  'thats so nice',
+  'no one ever says that',
+  'awww',
+  'lol youre funny',
+  'sure why not',
 ];
 
 export const V_INFO = [
   'my mom works til 6', 'no my dad is asleep', 'i have my own room yeah', 'they dont really check',
   'my parents are out tonight', 'its just me and my brother', 'i think my mom is at work', 'nobody checks my phone',
   'i share a room with my sister', 'my dad gets home late', 'im home alone till {time}', 'no one knows',
+  'mom works nights',
+  'no they never check',
+  'my dad is away this week',
+  'its just me rn',
+  'they go to bed at 10',
+  'my door is closed',
 ];
 
 export const V_HESITANT = [
   'um why', 'thats kinda weird', 'i dont know', 'i dont think i should', 'idk that feels wrong',
   'why do u want that', 'im not allowed', 'my mom says not to', 'uh ok', 'wait what', 'i guess..',
   'im not sure about that', 'can we talk about something else', 'thats a lot lol',
+  'idk if thats ok',
+  'my parents would kill me',
+  'why would u want that',
+  'umm',
+  'thats weird lol',
+  'no thanks',
+  'i dont feel comfortable',
 ];
 
 export const V_COMPLY = [
   'ok i wont tell', 'ok i downloaded it', 'fine', 'ok', 'ok but just this once', 'i promise',
   'i deleted it', 'added u', 'okay i trust you', 'ok ill try', 'sure i guess', 'k',
+  'ok i downloaded {app}',
+  'ok i wont say anything',
+  'ok deleted',
+  'yeah ok',
+  'sure',
+  'done',
 ];
 
 export const V_SCARED = [
   'please dont', 'im scared', 'i dont have money', 'please delete them', 'im only {age}',
   'i will tell my mom', 'please stop', 'i cant get that much', 'why are you doing this', 'leave me alone',
   'i said no', 'ill block you', 'please i didnt mean it', 'i dont know what to do',
+  "please i'm begging you",
+  'dont send it to anyone',
+  "i'm going to tell someone",
+  'stop please',
+  'i cant do that',
 ];
 
 // ---- small talk used as filler in every family ----------------------------------------------
@@ -247,6 +386,21 @@ export const FILLER = [
   'what music do u like', 'i got a new {game} skin', 'whats ur fav {subject} topic', 'hbu',
   'not much', 'cool cool', 'wait really', 'thats funny', 'i have a test {day}', 'ok', 'hmm',
   'did you finish the {subject} project', 'my brother is so annoying', 'cant wait for summer',
+  'did u eat',
+  'what time is it there',
+  'lol my dog is barking',
+  'i just woke up',
+  'this song slaps',
+  'my mom made {food}',
+  'school tomorrow ugh',
+  'lmaooo',
+  'wbu',
+  'same tbh',
+  'thats crazy',
+  'i have practice',
+  'im on my phone',
+  'what are u watching',
+  'idk lol',
 ];
 
 // ---- benign families ------------------------------------------------------------------------
@@ -257,11 +411,26 @@ export const B_PARENT = [
   'did you eat lunch', 'text me when practice ends', 'dinner is {food} tonight', 'put your phone away and sleep',
   'are your brothers home?', 'ill transfer {amount} for the field trip', 'dont open the door for strangers ok',
   'where are you right now', 'call me when you get to {place}', 'love you, be safe {e}',
+  'did you get home ok',
+  'your dad will pick you up, dont walk alone',
+  'send me a pic when you get there',
+  'i left money on the counter',
+  'dont forget your jacket',
+  'who are you with?',
+  'grandma sent you a gift, say thank you',
+  'is your homework done',
+  "i'll be home at {time}",
 ];
 export const B_CHILD = [
   'yes im home', 'ok mom', 'can i go to {name}s house after', 'i forgot my lunch money', 'ok dad',
   'practice ends at {time}', 'can we get {food}', 'i wont tell grandma', 'im at {place}', 'love u too',
   'can i stay up till 10', 'i need {amount} for the trip', 'ok ill call', 'fineee',
+  'yes i got home',
+  'im with {name}',
+  'thanks mom',
+  'homework is done',
+  'can you pick me up at {time}',
+  'i said thank you to grandma',
 ];
 
 export const B_TEACHER = [
@@ -270,6 +439,12 @@ export const B_TEACHER = [
   'your parents can email me with any questions', 'dont forget to bring a packed lunch', 'the bus leaves at {time} sharp',
   'please submit the assignment on the class portal', 'let me know if you need extra help with {subject}',
   'the results are private, only you and your parents can see them', 'remember to wear the school shirt',
+  'please ask your parents to check the portal',
+  'the class photo is on the website',
+  'great presentation today',
+  'we meet in room 12 after lunch',
+  'send me your essay by email',
+  'your parents are invited to the show {day}',
 ];
 export const B_STUDENT = [
   'ok thank you', 'will my mom need to sign too', 'can i submit late', 'i dont understand question 3',
@@ -282,6 +457,11 @@ export const B_COACH = [
   'great hustle today', 'tournament is at {place}, carpool list is in the group chat', 'team photos {day}, wear the jersey',
   'ask your parents to fill in the medical form', 'we meet at {place} at {time}', 'dont forget shin guards',
   'good game everyone {e}', 'the team dinner is at {place}, families welcome', 'rest up, big game {day}',
+  'warm up starts at {time}',
+  'carpool: parents please reply',
+  'good work at practice',
+  'bring your own ball',
+  'the bus leaves from {place}',
 ];
 export const B_ATHLETE = [
   'ok coach', 'will be there', 'my mom will drive', 'i might be late, dentist', 'do we need money for the bus',
@@ -294,6 +474,12 @@ export const B_SECRETS = [
   'delete that message lol its embarrassing', '{name} asked me out', 'this stays between us ok',
   'i think i want to quit the team', 'i got a secret tattoo lol', 'we should meet at {place} and talk',
   'dont tell your brother', 'i sent {name} a pic of my new haircut lol',
+  'dont tell my mom i went to {place}',
+  'i lost my phone and my parents dont know',
+  'i secretly like {name}',
+  'keep it secret but i got into the team',
+  "i'm sneaking my cat into my room lol",
+  'delete the pic i sent its ugly',
 ];
 export const B_SECRETS_REPLY = [
   'omg i wont tell', 'promise', 'no wayyy', 'thats huge', 'im here for u', 'i swear i wont say anything',
@@ -305,6 +491,14 @@ export const B_GAMING = [
   'who let this noob in', 'uninstall bro', 'you got lucky', 'rematch now', 'im coming for you',
   'my aim was off ok', 'stop camping', 'i will end your whole career', 'cope', 'skill issue', 'dead {e}',
   'run it back', 'you are so dead next game', 'add me on {app} for squads', 'i carried you again',
+  'you cant hide from me',
+  'ill hunt you down',
+  'get rekt',
+  'im gonna end you',
+  'free kill',
+  'nice try noob',
+  'lag lol',
+  'trash team',
 ];
 
 export const B_FLIRT = [
@@ -312,6 +506,14 @@ export const B_FLIRT = [
   'our little secret ;)', 'i had such a good time at dinner', 'miss you already', 'come over after work?',
   'your place or mine', 'cant wait to see you {day}', 'you are so cute {e}', 'lets meet at {place} at {time}',
   'dont tell my coworkers lol', 'i booked a table for {time}', 'how was the meeting babe', 'good morning handsome',
+  'dinner at my place {day}?',
+  'you looked so good in that photo',
+  'i cant wait to kiss you',
+  'send me a selfie babe',
+  'i miss you, come over',
+  'my roommate is out tonight',
+  'i got you a gift',
+  'lets keep it quiet at work for now',
 ];
 export const B_FLIRT_REPLY = [
   'haha stop it', 'yes please', 'miss you too', 'see you at {time}', 'my place', 'you are sweet',
@@ -323,6 +525,11 @@ export const B_HEALTH = [
   'how do i know if im going through puberty', 'is it bad that i cant sleep', 'how often should i get a checkup',
   'what should i do if someone online asks for pics', 'can i talk to the nurse privately', 'why do i feel anxious all the time',
   'is it normal to have a crush on someone', 'what does the hpv vaccine do', 'how do i tell my parents i feel sad',
+  'is it normal to feel tired all the time',
+  'what is the safest way to lose weight',
+  'how do i know if a relationship is healthy',
+  'who can i talk to if someone makes me uncomfortable',
+  'is it normal to get nervous before exams',
 ];
 export const B_HEALTH_REPLY = [
   'yes thats very common at your age', 'consent means everyone agrees freely and can say no anytime',
@@ -337,6 +544,12 @@ export const B_TECH = [
   'is your account verified', 'try restarting the router', 'what version of the app are you on',
   'i can remote in if you allow it', 'clear the cache and try again', 'did you get the verification code',
   'we never ask for your password', 'update {app} and it should work', 'is this the email on the account',
+  'can you send a picture of the screen',
+  'please dont share the code with anyone',
+  'restart the app and log in again',
+  'what device are you using',
+  'we will move this to a private ticket',
+  'check your spam folder',
 ];
 export const B_TECH_REPLY = [
   'here is the screenshot', 'still not working', 'ok restarted', 'version 4.2 i think', 'yes verified',
@@ -370,4 +583,12 @@ export const B_ORDINARY = [
   'did you hear about the concert', 'my car needs new tires', 'i started learning guitar', 'the weather is wild',
   'how is your sister doing', 'i think im getting a cold', 'lets catch up soon', 'have you been to {place} lately',
   'i signed up for a {hobby} class', 'we got {food} for lunch', 'the game went to overtime',
+  "i'm thinking of painting the kitchen",
+  'did you watch the match',
+  'work meeting ran late again',
+  'my kid has a cold',
+  'we went hiking yesterday',
+  'have you tried the new bakery',
+  "i'm so behind on emails",
+  'the traffic was awful',
 ];

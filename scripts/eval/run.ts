@@ -18,6 +18,8 @@ import { DEFAULT_DATA_DIR } from '../data/real.ts';
 import { TEST_FAMILIES } from '../data/generate.ts';
 import { toRequest } from '../data/export.ts';
 import { parseJsonl, type LabeledConversation } from '../data/record.ts';
+import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
+import { PROBES } from './probes.ts';
 import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -131,6 +133,18 @@ async function main(): Promise<void> {
       });
     }
 
+    // Hand-written probes that never came from the generator.
+    const probePreds = await scorer.score(PROBES.map(({ conversation, age_a, age_b }) => ({ conversation, age_a, age_b })));
+    const probes = PROBES.map((p, i) => ({
+      name: p.name,
+      label: p.label,
+      predator: p.predator,
+      harmful_score: round(probePreds[i]?.harmful_score ?? Number.NaN, 3),
+      predicted_user: probePreds[i]?.predatory_user ?? 'neither',
+      correct: ((probePreds[i]?.harmful_score ?? 0) > 0.5 ? 1 : 0) === p.label && (p.label === 0 || probePreds[i]?.predatory_user === p.predator),
+    }));
+    const invarianceGap = await paddingInvarianceGap(modelDir, INVARIANCE_PROBES);
+
     // Throughput through the same in-process path (2 workers): 40-turn conversations, ~2,500 chars.
     const bench = Array.from({ length: 2000 }, (_, i) => ({ conversation: fortyTurnConversation(i) }));
     await scoreAll(scorer, bench.slice(0, 200));
@@ -159,7 +173,10 @@ async function main(): Promise<void> {
         real_benign_fpr: round(realFpr),
         ece: round(cal.ece),
         conversations_per_second_40_turns: Math.round(perSecond),
+        handwritten_probes_correct: probes.filter((p) => p.correct).length / probes.length,
+        padding_invariance_max_abs_diff: invarianceGap,
       },
+      probes,
       confusion_at_0_5: { tp: overall.tp, fp: overall.fp, tn: overall.tn, fn: overall.fn },
       families,
       ages: Object.fromEntries(Object.entries(ages).map(([k, v]) => [k, round(v)])),
@@ -181,7 +198,7 @@ async function main(): Promise<void> {
       m.metrics = { split: 'test (held-out families and phrasings, held-out real chats)', ...report.metrics };
       writeFileSync(path, JSON.stringify(m, null, 2) + '\n');
     }
-    if (!values['no-card']) updateModelCard(report.metrics);
+    if (!values['no-card']) updateModelCard(markdown(report));
     console.log(JSON.stringify(report.metrics, null, 2));
   } finally {
     await scorer.close();
@@ -196,6 +213,7 @@ type Report = {
   families: Record<string, { n: number; harmful: number; mean_score: number; flagged: number; held_out: boolean }>;
   ages: Record<string, number>;
   by_length_without_ages: Array<Record<string, number>>;
+  probes: Array<{ name: string; label: number; predator: string; harmful_score: number; predicted_user: string; correct: boolean }>;
   targets: Record<string, number>;
 };
 
@@ -236,11 +254,16 @@ ${metricsTable(r.ages)}
 |---|---|---|---|---|
 ${len.join('\n')}
 
+## Hand-written probes (not from the generator)
+| probe | label | predator | harmful_score | predicted user | correct |
+|---|---|---|---|---|---|
+${r.probes.map((p) => `| ${p.name} | ${p.label} | ${p.predator} | ${p.harmful_score} | ${p.predicted_user} | ${p.correct ? 'yes' : 'no'} |`).join('\n')}
+
 Plots: roc.png, reliability.png, score_hist.png.
 `;
 }
 
-function updateModelCard(metrics: Record<string, number>): void {
+function updateModelCard(reportMarkdown: string): void {
   const path = join(ROOT, 'MODEL_CARD.md');
   if (!existsSync(path)) return;
   const text = readFileSync(path, 'utf8');
@@ -249,7 +272,9 @@ function updateModelCard(metrics: Record<string, number>): void {
   const a = text.indexOf(start);
   const b = text.indexOf(end);
   if (a < 0 || b < a) return;
-  writeFileSync(path, text.slice(0, a + start.length) + '\n' + metricsTable(metrics) + '\n' + text.slice(b));
+  // The report's sections, one heading level down, without its title.
+  const body = reportMarkdown.replace(/^# .*\n/, '').replace(/^## /gm, '### ').replace(/\nPlots: .*\n/, '\n');
+  writeFileSync(path, text.slice(0, a + start.length) + '\n' + body.trim() + '\n' + text.slice(b));
 }
 
 await main();

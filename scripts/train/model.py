@@ -5,12 +5,15 @@ turn encoder: token embedding, masked mean + max pooling over the piece's tokens
 turns: a unidirectional GRU over the segment's pieces. Padding turns come last, so a causal GRU's
   states at real turns never see them; every pooling below is masked. Together this makes the
   outputs independent of batch padding, as the contract requires.
-heads: harm logit from the masked mean+max of the turn states; speaker logits score user1 and user2
-  with one shared head over each speaker's own pooled states and age features (so attribution
-  treats both sides alike), and 'neither' from the whole segment.
+heads: harm logit from the masked mean+max of the turn states; one shared head scores user1 and user2
+  over each speaker's own pooled states and age features (so attribution treats both sides alike).
+  The speaker logits are built so that softmax gives [p*q1, p*q2, 1-p] with p = sigmoid(harm) and
+  q = softmax(side scores): 'neither' is exactly 'not harmful', so a segment the harm head flags is
+  always attributed to one side instead of a separate 'neither' head disagreeing with it.
 """
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 NEG = -1e4
 
@@ -36,7 +39,6 @@ class ConversationRisk(nn.Module):
         self.drop = nn.Dropout(dropout)
         self.harm = nn.Sequential(nn.Linear(2 * hidden + 8, hidden), nn.GELU(), nn.Linear(hidden, 1))
         self.side = nn.Sequential(nn.Linear(4 * hidden + 4, hidden), nn.GELU(), nn.Linear(hidden, 1))
-        self.neither = nn.Sequential(nn.Linear(2 * hidden + 8, hidden), nn.GELU(), nn.Linear(hidden, 1))
 
     def forward(self, input_ids, speaker_ids, age_features):
         tok_mask = (input_ids != 0).to(torch.float32)  # [B, T, L]
@@ -55,6 +57,7 @@ class ConversationRisk(nn.Module):
         p2 = masked_mean_max(h, m2)
         s1 = self.side(torch.cat([p1, glob, age_features[:, 0:4]], -1))
         s2 = self.side(torch.cat([p2, glob, age_features[:, 4:8]], -1))
-        sn = self.neither(torch.cat([glob, age_features], -1))
-        speaker_logits = torch.cat([s1, s2, sn], -1)
+        h = harm_logit.clamp(-30.0, 30.0).unsqueeze(-1)
+        sides = F.log_softmax(torch.cat([s1, s2], -1), -1) + F.logsigmoid(h)
+        speaker_logits = torch.cat([sides, F.logsigmoid(-h)], -1)
         return harm_logit, speaker_logits
