@@ -96,7 +96,16 @@ describe('a batch job goes queued -> running -> done and is polled by its creato
     expect(Date.parse(job.completed_at)).toBeGreaterThanOrEqual(Date.parse(job.created_at));
     const live = (await t.app.inject({ method: 'POST', url: '/v2/predict', headers: bearer(), payload: { messages: convs[7]!.messages } })).json();
     const { latency_ms: _latency, ...scores } = live;
-    expect(job.results['conv-7']).toEqual(scores);
+    // Same labels and flags; scores equal up to float32 noise from padding in a shared ONNX batch
+    // (docs/model-contract.md allows 1e-4).
+    const fromJob = job.results['conv-7'];
+    expect(Object.keys(fromJob).sort()).toEqual(Object.keys(scores).sort());
+    for (const [field, value] of Object.entries(scores)) {
+      if (typeof value === 'number') expect(fromJob[field]).toBeCloseTo(value, 4);
+      else if (field === 'user_probabilities') {
+        for (const [who, p] of Object.entries(value as Record<string, number>)) expect(fromJob[field][who]).toBeCloseTo(p, 4);
+      } else expect(fromJob[field]).toEqual(value);
+    }
     expect(JSON.stringify(job)).not.toContain(MARKER);
   });
 
