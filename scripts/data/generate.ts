@@ -242,6 +242,41 @@ const SHORTHAND: Array<[RegExp, string]> = [
   [/\bpeople\b/g, 'ppl'],
 ];
 
+// Words with interchangeable alternatives, swapped at random in every family alike: the model should
+// learn what is being asked, not which exact word the phrase bank happened to use.
+const SYNONYMS: readonly (readonly string[])[] = [
+  ['parents', 'folks', 'mom and dad', 'family'],
+  ['mom', 'mum', 'mother', 'mama'],
+  ['dad', 'father', 'stepdad', 'pops'],
+  ['pic', 'photo', 'picture', 'selfie', 'pix'],
+  ['pics', 'photos', 'pictures', 'selfies'],
+  ['meet', 'see', 'hang out with', 'link up with'],
+  ['secret', 'private', 'between us', 'hush hush'],
+  ['delete', 'erase', 'remove', 'wipe'],
+  ['phone', 'cell', 'mobile', 'iphone'],
+  ['money', 'cash', 'funds', 'bucks'],
+  ['gift', 'present', 'surprise'],
+  ['send', 'text', 'dm', 'share'],
+  ['pretty', 'cute', 'beautiful', 'gorgeous'],
+  ['friends', 'mates', 'buddies', 'besties'],
+  ['school', 'class', 'campus'],
+  ['tonight', 'later tonight', 'this evening'],
+  ['talk', 'chat', 'speak', 'message'],
+  ['tell', 'say to', 'mention it to'],
+  ['home', 'at home', 'in the house'],
+  ['camera', 'cam', 'webcam', 'facetime'],
+  ['scared', 'afraid', 'nervous', 'freaked out'],
+];
+const SYNONYM_OF = new Map<string, readonly string[]>();
+for (const group of SYNONYMS) for (const w of group) if (!w.includes(' ')) SYNONYM_OF.set(w, group);
+
+function swapSynonyms(text: string, p: number, rng: Rng): string {
+  return text.replace(/[a-z]+/g, (w) => {
+    const group = SYNONYM_OF.get(w);
+    return group && rng.chance(p) ? rng.pick(group) : w;
+  });
+}
+
 interface Style {
   shorthand: number;
   typo: number;
@@ -251,7 +286,7 @@ interface Style {
 }
 
 function stylize(text: string, style: Style, rng: Rng): string {
-  let t = text;
+  let t = swapSynonyms(text, 0.35, rng);
   for (const [re, sub] of SHORTHAND) if (rng.chance(style.shorthand)) t = t.replace(re, sub);
   if (rng.chance(style.typo) && t.length > 4) {
     const i = rng.int(1, t.length - 2);

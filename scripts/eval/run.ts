@@ -84,6 +84,8 @@ async function main(): Promise<void> {
     const heldOutAuc = rocAuc(heldOut.map(({ r }) => r.label), heldOut.map(({ i }) => scores[i] as number));
     const harmfulIdx = test.map((r, i) => (r.label === 1 ? i : -1)).filter((i) => i >= 0);
     const attribution = mean(harmfulIdx.map((i) => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0)));
+    const flagged = harmfulIdx.filter((i) => (scores[i] as number) > 0.5);
+    const attributionFlagged = mean(flagged.map((i) => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0)));
     const heldOutHarmful = harmfulIdx.filter((i) => TEST_FAMILIES.includes(test[i]?.family ?? ''));
     const attributionHeldOut = mean(heldOutHarmful.map((i) => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0)));
     const realIdx = test.map((r, i) => (REAL_SOURCES.has(r.source) ? i : -1)).filter((i) => i >= 0);
@@ -170,6 +172,7 @@ async function main(): Promise<void> {
         f05_at_0_5: round(overall.f05),
         attribution_accuracy: round(attribution),
         attribution_accuracy_held_out_families: round(attributionHeldOut),
+        attribution_accuracy_flagged_harmful: round(attributionFlagged),
         real_benign_fpr: round(realFpr),
         ece: round(cal.ece),
         conversations_per_second_40_turns: Math.round(perSecond),

@@ -57,7 +57,11 @@ class ConversationRisk(nn.Module):
         p2 = masked_mean_max(h, m2)
         s1 = self.side(torch.cat([p1, glob, age_features[:, 0:4]], -1))
         s2 = self.side(torch.cat([p2, glob, age_features[:, 4:8]], -1))
+        # log(sigmoid) and log(softmax) written with softplus, which stays finite where an exported
+        # Log(Sigmoid(x)) underflows to -inf; the floor keeps every logit finite.
         h = harm_logit.clamp(-30.0, 30.0).unsqueeze(-1)
-        sides = F.log_softmax(torch.cat([s1, s2], -1), -1) + F.logsigmoid(h)
-        speaker_logits = torch.cat([sides, F.logsigmoid(-h)], -1)
+        d = s1 - s2
+        log_p = -F.softplus(-h)
+        sides = torch.cat([log_p - F.softplus(-d), log_p - F.softplus(d)], -1)
+        speaker_logits = torch.cat([sides, -F.softplus(h)], -1).clamp(min=-60.0)
         return harm_logit, speaker_logits

@@ -199,7 +199,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--emb", type=int, default=64)
     ap.add_argument("--hidden", type=int, default=96)
-    ap.add_argument("--token-dropout", type=float, default=0.1)
+    ap.add_argument("--weight-decay", type=float, default=1e-3)
+    ap.add_argument("--token-dropout", type=float, default=0.2)
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -215,7 +216,7 @@ def main():
     with open(args.tokenizer) as f:
         vocab_size = max(json.load(f)["model"]["vocab"].values()) + 1
     model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     steps = max(1, args.epochs * math.ceil(len(train) / args.batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
     rng = random.Random(args.seed)
