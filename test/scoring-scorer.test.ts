@@ -98,6 +98,10 @@ describe('scoring with the contract model through the worker pool', () => {
     await scorer.close();
   });
 
+  it('turns off onnxruntime telemetry in the process environment the native library reads', () => {
+    expect(process.env.ORT_DISABLE_TELEMETRY).toBe('1');
+  });
+
   it('is ready and exposes the manifest', () => {
     expect(scorer.ready).toBe(true);
     expect(scorer.manifest?.name).toBe('contract-fixture');

@@ -70,6 +70,10 @@ export class ScoringPool {
     const config: WorkerConfig = { ...rest, readyChannel: `scoring-ready-${randomUUID()}` };
     this.#workers = workers;
     this.#ready = this.#collectReadiness(config.readyChannel, workers);
+    // onnxruntime's Linux library carries a telemetry uploader that reads ORT_DISABLE_TELEMETRY with
+    // getenv(), so it must be in the real process environment (a worker's `env` option only changes the
+    // worker's JS copy) before any worker loads the library. An appliance never phones home.
+    process.env.ORT_DISABLE_TELEMETRY ??= '1';
     this.#piscina = new Piscina<WorkerTask, WorkerResult>({
       filename: WORKER_FILE.href,
       minThreads: workers,
