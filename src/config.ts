@@ -1,5 +1,6 @@
 // Every setting of the appliance, read once from the environment and validated with env-schema.
 // A bad value throws a ConfigError naming the variable; main.ts turns it into a non-zero exit.
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +93,7 @@ export const configSchema = {
     SHUTDOWN_GRACE_MS: positive(10_000),
     BODY_LIMIT_BYTES: positive(32 * 1024 * 1024),
     WEBHOOK_SECRET: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
+    WEBHOOK_SECRET_FILE: { type: 'string', minLength: 1 },
     WEBHOOK_ALLOWED_HOSTS: { type: 'string', default: '' },
     WEBHOOK_ALLOW_HTTP: { type: 'boolean', default: false },
     WEBHOOK_RETRY_BASE_MS: positive(1000),
@@ -106,6 +108,7 @@ export const configSchema = {
 } as const;
 
 type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST'> & {
+  WEBHOOK_SECRET_FILE: string | undefined;
   TRUST_PROXY: string;
   WEBHOOK_ALLOWED_HOSTS: string;
   METRICS_HOST: string | undefined;
@@ -134,14 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (raw.API_KEYS !== undefined && raw.API_KEYS_FILE !== undefined) {
     throw new ConfigError('invalid configuration: set API_KEYS or API_KEYS_FILE, not both');
   }
-  if (raw.WEBHOOK_SECRET !== undefined) {
-    // The signer's own parser is the one definition of a usable secret (prefix, base64, key length).
-    try {
-      parseWebhookSecret(raw.WEBHOOK_SECRET);
-    } catch (err) {
-      throw new ConfigError(`invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  const webhookSecret = readWebhookSecret(raw);
   return {
     ...raw,
     // Optional settings are always present, undefined when unset, so Config reads the same everywhere.
@@ -149,11 +145,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     TLS_KEY_FILE: raw.TLS_KEY_FILE,
     API_KEYS: raw.API_KEYS,
     API_KEYS_FILE: raw.API_KEYS_FILE,
-    WEBHOOK_SECRET: raw.WEBHOOK_SECRET,
+    WEBHOOK_SECRET: webhookSecret,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),
     WEBHOOK_ALLOWED_HOSTS: parseHostList(raw.WEBHOOK_ALLOWED_HOSTS),
   };
+}
+
+/** WEBHOOK_SECRET, or the first line of WEBHOOK_SECRET_FILE (a mounted secret keeps it out of the env). */
+function readWebhookSecret(raw: Raw): string | undefined {
+  const { WEBHOOK_SECRET: inline, WEBHOOK_SECRET_FILE: file } = raw;
+  if (inline !== undefined && file !== undefined) {
+    throw new ConfigError('invalid configuration: set WEBHOOK_SECRET or WEBHOOK_SECRET_FILE, not both');
+  }
+  let secret = inline;
+  if (file !== undefined) {
+    try {
+      secret = readFileSync(file, 'utf8').trim();
+    } catch {
+      throw new ConfigError(`invalid configuration: WEBHOOK_SECRET_FILE cannot be read (${file})`);
+    }
+  }
+  if (secret === undefined) return undefined;
+  // The signer's own parser is the one definition of a usable secret (prefix, base64, key length).
+  try {
+    parseWebhookSecret(secret);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(`invalid configuration: ${file === undefined ? message : `${message} (read from WEBHOOK_SECRET_FILE)`}`);
+  }
+  return secret;
 }
 
 function parseTrustProxy(value: string): TrustProxy {

@@ -1,7 +1,8 @@
 // Configuration: every variable has its documented default, a bad value is refused naming the
 // variable, and the process exits non-zero on one.
 import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configSchema, loadConfig } from '../src/config.ts';
@@ -101,6 +102,19 @@ describe('configuration', () => {
   it('refuses a certificate without its key and API_KEYS together with API_KEYS_FILE', () => {
     expect(() => loadConfig({ TLS_CERT_FILE: '/c.pem' })).toThrow(/TLS_CERT_FILE and TLS_KEY_FILE/);
     expect(() => loadConfig({ API_KEYS: 'a', API_KEYS_FILE: '/k' })).toThrow(/API_KEYS or API_KEYS_FILE/);
+  });
+
+  it('reads the webhook secret from WEBHOOK_SECRET_FILE, refusing it together with WEBHOOK_SECRET, unreadable or malformed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    const good = join(dir, 'good');
+    const bad = join(dir, 'bad');
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    writeFileSync(good, `${secret}\n`);
+    writeFileSync(bad, 'whsec_YWJj\n');
+    expect(loadConfig({ WEBHOOK_SECRET_FILE: good }).WEBHOOK_SECRET).toBe(secret);
+    expect(() => loadConfig({ WEBHOOK_SECRET_FILE: good, WEBHOOK_SECRET: secret })).toThrow(/WEBHOOK_SECRET or WEBHOOK_SECRET_FILE/);
+    expect(() => loadConfig({ WEBHOOK_SECRET_FILE: join(dir, 'absent') })).toThrow(/WEBHOOK_SECRET_FILE cannot be read/);
+    expect(() => loadConfig({ WEBHOOK_SECRET_FILE: bad })).toThrow(/WEBHOOK_SECRET_FILE/);
   });
 
   it('makes the process exit non-zero with a message naming the bad variable', () => {
