@@ -23,10 +23,17 @@ if [ ! -s secrets/tls.crt ] || [ ! -s secrets/tls.key ]; then
   echo "self-signed certificate for ${cn}: $(openssl x509 -in secrets/tls.crt -noout -fingerprint -sha256)"
 fi
 
+if [ ! -s secrets/webhook_secret.txt ]; then
+  # Standard Webhooks secret: whsec_ + base64 of 32 random bytes; give the same value to receivers.
+  printf 'whsec_%s\n' "$(openssl rand -base64 32)" > secrets/webhook_secret.txt
+  echo "webhook signing secret written to secrets/webhook_secret.txt (share it with your webhook receivers)"
+fi
+
 # Compose mounts these files as they are: the service runs as 10001:10001.
+files=(secrets/api_keys.txt secrets/tls.crt secrets/tls.key secrets/webhook_secret.txt)
 if [ "$(id -u)" -eq 0 ]; then
-  chown 0:10001 secrets/api_keys.txt secrets/tls.crt secrets/tls.key
-  chmod 0440 secrets/api_keys.txt secrets/tls.crt secrets/tls.key
+  chown 0:10001 "${files[@]}"
+  chmod 0440 "${files[@]}"
 else
   echo "not root: run 'sudo chown 0:10001 secrets/* && sudo chmod 0440 secrets/*' (or use rootless podman with --userns keep-id)"
 fi

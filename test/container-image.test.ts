@@ -10,7 +10,7 @@
 // chain here (and at customers behind intercepting proxies) needs the CA bundle as the `npm_ca`
 // secret. `--format docker` keeps the HEALTHCHECK, which the OCI format drops.
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import https from 'node:https';
@@ -394,8 +394,9 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       const fingerprint = stdout.trim().split('=')[1];
       const plainKey = 'operator-key-3f9a1c7e5b2d4a6f8e0c';
       writeFileSync(path.join(dir, 'api_keys.txt'), `sha256:${createHash('sha256').update(plainKey).digest('hex')}\n`);
+      writeFileSync(path.join(dir, 'webhook_secret.txt'), `whsec_${randomBytes(32).toString('base64')}\n`);
       // The container user must read what the host's root wrote (init-secrets.sh: root:10001 0440).
-      for (const f of ['tls.key', 'tls.crt', 'api_keys.txt']) chmodSync(path.join(dir, f), 0o444);
+      for (const f of ['tls.key', 'tls.crt', 'api_keys.txt', 'webhook_secret.txt']) chmodSync(path.join(dir, f), 0o444);
 
       // compose mounts each secret's file at /run/secrets/<name>; the files live in ./secrets.
       const mounts = service.secrets.map((name) => ({

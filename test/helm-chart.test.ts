@@ -287,9 +287,11 @@ describe('static YAML and JSON files', () => {
     expect(app.healthcheck).toBeDefined();
     expect(((app.deploy as JsonObject).resources as JsonObject).limits).toMatchObject({ cpus: expect.anything(), memory: expect.anything() });
     const secrets = (app.secrets as Json[]).map((s) => (isObject(s) ? s.source : s));
-    expect(secrets).toEqual(expect.arrayContaining(['api_keys', 'tls_cert', 'tls_key']));
+    expect(secrets).toEqual(expect.arrayContaining(['api_keys', 'tls_cert', 'tls_key', 'webhook_secret']));
     const env = app.environment as JsonObject;
     expect(env.API_KEYS_FILE).toMatch(/^\/run\/secrets\//);
+    expect(env.WEBHOOK_SECRET_FILE).toMatch(/^\/run\/secrets\//);
+    expect(env).not.toHaveProperty('WEBHOOK_SECRET');
     expect(env.API_KEYS).toBeUndefined();
     const prometheus = (compose.services as JsonObject).prometheus as JsonObject;
     expect(prometheus.profiles).toEqual(['monitoring']);
