@@ -1,7 +1,8 @@
 // Seeded generator of labeled two-party conversations: grooming along the published stages,
 // sextortion and coercion (harmful), and benign families chosen to share their vocabulary
 // (secrets, meeting up, parents, gifts, pictures). Whole families and every fourth phrasing of
-// each phrase bank are held out for the test split (every eighth for validation), so the test measures generalization.
+// each phrase bank are held out for the test split (another quarter for validation), so the test
+// measures generalization.
 //
 //   node scripts/data/generate.ts --seed 7 --n 12000 --out .tmp/data/generated.jsonl
 
@@ -33,13 +34,13 @@ interface Family {
 export const TEST_FAMILIES: readonly string[] = ['grooming_mentor', 'coercion', 'surprise_party', 'marketplace'];
 
 /**
- * Which split a phrasing of a bank belongs to: every fourth is reserved for test, every eighth
- * (offset 1) for validation, so that calibration and checkpoint choice see unseen wording as the
- * test does; the rest is used by training (and by val and test 30 % of the time).
+ * Which split a phrasing of a bank belongs to: a quarter is reserved for test and a quarter for
+ * validation, so that calibration and checkpoint choice see unseen wording as far from training as
+ * the test's; the other half is used by training (and by val and test 30 % of the time).
  */
 export function phrasingSplit(index: number): Split {
   if (index % 4 === 3) return 'test';
-  if (index % 8 === 1) return 'val';
+  if (index % 4 === 1) return 'val';
   return 'train';
 }
 

@@ -91,6 +91,11 @@ async function main(): Promise<void> {
     const realIdx = test.map((r, i) => (REAL_SOURCES.has(r.source) ? i : -1)).filter((i) => i >= 0);
     const realFpr = mean(realIdx.map((i) => ((scores[i] as number) > 0.5 ? 1 : 0)));
     const cal = calibrationError(labels, scores);
+    // The same error on the validation split the calibration was fitted on: the gap between the two
+    // shows how far calibration transfers to unseen wording and families.
+    const val = corpus.filter((r) => r.split === 'val');
+    const valPreds = await scoreAll(scorer, val.map(toRequest));
+    const valEce = calibrationError(val.map((r) => r.label), valPreds.map((p) => p.harmful_score)).ece;
 
     const families: Record<string, { n: number; harmful: number; mean_score: number; flagged: number; held_out: boolean }> = {};
     test.forEach((r, i) => {
@@ -175,6 +180,7 @@ async function main(): Promise<void> {
         attribution_accuracy_flagged_harmful: round(attributionFlagged),
         real_benign_fpr: round(realFpr),
         ece: round(cal.ece),
+        ece_validation_split: round(valEce),
         conversations_per_second_40_turns: Math.round(perSecond),
         handwritten_probes_correct: probes.filter((p) => p.correct).length / probes.length,
         padding_invariance_max_abs_diff: invarianceGap,
