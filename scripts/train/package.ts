@@ -17,6 +17,7 @@ interface TrainingInfo {
   hyperparameters: Record<string, unknown>;
   conversations: Record<string, number>;
   history: Array<Record<string, number>>;
+  selected_epoch?: Record<string, number>;
 }
 
 export async function writeManifest(options: {
@@ -58,7 +59,7 @@ export async function writeManifest(options: {
       sources: options.summary,
       conversations_used: training.conversations,
       hyperparameters: training.hyperparameters,
-      final_epoch: training.history.at(-1),
+      selected_epoch: training.selected_epoch ?? training.history.at(-1),
       note: 'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon) and Synthetic-Persona-Chat (CC BY 4.0, Google Research). No PAN12-derived data.',
     },
     metrics: options.metrics ?? {},

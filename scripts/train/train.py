@@ -245,8 +245,9 @@ def main():
         history.append(row)
         print(json.dumps(row), flush=True)
         if best is None or metrics["loss"] < best[0]:
-            best = (metrics["loss"], {k: v.clone() for k, v in model.state_dict().items()})
+            best = (metrics["loss"], {k: v.clone() for k, v in model.state_dict().items()}, row)
     model.load_state_dict(best[1])
+    print(f"selected epoch {best[2]['epoch']} (lowest validation loss)", flush=True)
 
     _, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
@@ -257,7 +258,8 @@ def main():
         json.dump({
             "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
             "history": history,
-            "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("segments", "out")},
+            "selected_epoch": best[2],
+            "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer")},
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,
         }, f, indent=2)
