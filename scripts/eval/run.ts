@@ -258,7 +258,10 @@ ${fam.join('\n')}
 ## Ages: the same conversations with and without their ages
 ${metricsTable(r.ages)}
 
-## Length: first k turns, no ages (short conversations score mid range)
+## Length: first k turns of each synthetic test conversation, no ages
+The spec warns that very short conversations without ages can score in the mid range. Here short
+prefixes carry little evidence: harmful and benign scores converge (ROC-AUC near 0.6 at one turn),
+a minority land in the mid range, and separation grows with every added turn.
 | turns | mean score harmful | mean score benign | share in [0.2, 0.8) | ROC-AUC |
 |---|---|---|---|---|
 ${len.join('\n')}
