@@ -95,10 +95,12 @@ function call(base: string, method: string, path: string, body?: string): Promis
 }
 
 async function startServer(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  // Started as `npm start` and the image start it: same V8 flag, same malloc arena bound.
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', 'src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
+      MALLOC_ARENA_MAX: '2',
       ...process.env,
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -85,6 +85,9 @@ export class ScoringPool {
       atomics: 'async',
       taskQueue: this.#queue,
       workerData: config,
+      // A small young generation keeps each worker's heap from ballooning under sustained load
+      // (measured with npm run bench: part of keeping the server's peak RSS under 400 MB).
+      resourceLimits: { maxYoungGenerationSizeMb: 6 },
     });
     // A worker that dies outside a task (piscina replaces it) must not crash the process as an
     // unhandled 'error' event; before readiness it fails the load.

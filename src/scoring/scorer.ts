@@ -19,7 +19,7 @@ export interface ScorerOptions {
   onObservation?: (o: ScoreObservation) => void;
   /** Most segments per ONNX run (default 64). */
   maxBatchSegments?: number;
-  /** Most padded token slots per ONNX run (default 32,768), bounding activation memory. */
+  /** Most padded token slots per ONNX run (default 16,384), bounding activation memory (and peak RSS). */
   maxBatchTokens?: number;
   /** Tasks a worker holds at once (default 2), so tokenizing one overlaps running the model on another. */
   tasksPerWorker?: number;
@@ -89,7 +89,7 @@ class PooledScorer implements EngineScorer {
         manifest,
         intraOpThreads: this.#options.intraOpThreads,
         maxBatchSegments: this.#options.maxBatchSegments ?? 64,
-        maxBatchTokens: this.#options.maxBatchTokens ?? 32_768,
+        maxBatchTokens: this.#options.maxBatchTokens ?? 16_384,
         workers: this.#options.workers,
         maxQueue: this.#options.maxQueue,
         tasksPerWorker: this.#options.tasksPerWorker ?? 2,
