@@ -240,6 +240,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect((info.Config.Healthcheck ?? info.Healthcheck)?.Test).toEqual(['CMD', 'node', '/app/healthcheck.mjs']);
     expect(info.Config.User).toBe(`${UID}:${UID}`);
     expect(info.Config.Env).toContain('ORT_DISABLE_TELEMETRY=1');
+    expect(info.Config.Env).toContain('MALLOC_ARENA_MAX=2');
   });
 
   // The operator's offline check (docs/deployment.md), on the shipped image when the model is in the
@@ -306,7 +307,8 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status.stdout);
     expect(uids?.slice(1)).toEqual([UID, UID, UID, UID]);
     const cmdline = await container.exec(['cat', '/proc/1/cmdline']);
-    expect(cmdline.stdout.split('\0').slice(0, 2)).toEqual(['node', 'src/main.ts']);
+    // The image's CMD: the service itself, with the V8 memory bound npm start also sets.
+    expect(cmdline.stdout.split('\0').slice(0, 3)).toEqual(['node', '--max-semi-space-size=2', 'src/main.ts']);
     // Capabilities dropped: the effective set is empty.
     expect(/^CapEff:\s+0+$/m.test(status.stdout)).toBe(true);
   });
