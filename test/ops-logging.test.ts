@@ -1,10 +1,10 @@
 // What the logs never carry: conversation text, previews, bodies, query strings, API keys. Unique
 // markers go through every endpoint and error path; then no captured line may contain any of them.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, captureLogs, FIXTURE_MODEL_DIR, OTHER_KEY, REPO_ROOT, startTestApp, TEST_KEY, type TestApp } from './helpers/app.ts';
+import { startServerProcess } from './helpers/process.ts';
+import { bearer, captureLogs, FIXTURE_MODEL_DIR, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from './helpers/app.ts';
 
 const M = (name: string) => `MARKER${name}${Math.random().toString(36).slice(2, 10)}`;
 const markers = {
@@ -137,34 +137,12 @@ describe('logs', () => {
   });
 
   it('prints a generated key once to stderr and never to the JSON log (stdout)', async () => {
-    const child = spawn(process.execPath, ['src/main.ts'], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        HTTP_PORT: '0',
-        METRICS_PORT: '0',
-        TLS_MODE: 'off',
-        MODEL_DIR: FIXTURE_MODEL_DIR,
-        WORKERS: '1',
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 60_000);
-      child.stdout.on('data', () => {
-        if (stdout.includes('"msg":"listening"')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    // No API_KEYS: the process must generate one.
+    const server = await startServerProcess({ MODEL_DIR: FIXTURE_MODEL_DIR });
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const stdout = server.stdout();
+    const stderr = server.stderr();
     const key = /Generated key for this process \(shown once\):\s+(\S+)/.exec(stderr)?.[1];
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(stderr.split(key as string)).toHaveLength(2);

@@ -1,40 +1,18 @@
 // SIGTERM on the real process: stop accepting, let the in-flight request finish, exit 0.
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { bearer, chat, FIXTURE_MODEL_DIR, REPO_ROOT } from './helpers/app.ts';
+import { bearer, chat, FIXTURE_MODEL_DIR } from './helpers/app.ts';
+import { startServerProcess } from './helpers/process.ts';
 
 describe('graceful shutdown', () => {
   it('finishes an in-flight request after SIGTERM, refuses new connections, and exits 0', async () => {
-    const child = spawn(process.execPath, ['src/main.ts'], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        HTTP_PORT: '0',
-        METRICS_PORT: '0',
-        TLS_MODE: 'off',
-        API_KEYS: 'shutdown-test-key',
-        MODEL_DIR: FIXTURE_MODEL_DIR,
-        WORKERS: '1',
-        SHUTDOWN_GRACE_MS: '20000',
-      },
+    const server = await startServerProcess({
+      API_KEYS: 'shutdown-test-key',
+      MODEL_DIR: FIXTURE_MODEL_DIR,
+      SHUTDOWN_GRACE_MS: '20000',
     });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', () => {});
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout}`)), 60_000);
-      child.stdout.on('data', () => {
-        const m = /"url":"(http:\/\/[^"]+)".*"msg":"listening"/.exec(stdout);
-        if (m?.[1] !== undefined) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-    });
+    const { child, url, exited } = server;
+    const stdout = () => server.stdout();
 
     // The request is provably in flight at SIGTERM: half its body is sent before the signal and the
     // rest after it, so a server that dropped in-flight work could not pass by finishing early.
@@ -57,7 +35,7 @@ describe('graceful shutdown', () => {
     await new Promise<void>((resolve) => req.write(body.subarray(0, half), () => resolve()));
     await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGTERM');
-    await waitFor(() => stdout.includes('shutting down'), 10_000);
+    await waitFor(() => stdout().includes('shutting down'), 10_000);
     req.end(body.subarray(half));
 
     const res = await slow;
@@ -65,8 +43,8 @@ describe('graceful shutdown', () => {
     expect((JSON.parse(res.text) as { num_segments: number }).num_segments).toBeGreaterThan(1);
     expect(await exited).toBe(0);
     // The request really was in flight when the signal came (it finished after shutdown began).
-    expect(stdout.indexOf('shutting down')).toBeLessThan(stdout.lastIndexOf('"route":"/predict"'));
-    expect(stdout).toContain('shutdown complete');
+    expect(stdout().indexOf('shutting down')).toBeLessThan(stdout().lastIndexOf('"route":"/predict"'));
+    expect(stdout()).toContain('shutdown complete');
     expect(Date.now() - started).toBeLessThan(20_000);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
