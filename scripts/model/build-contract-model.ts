@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, wordPieceDecoder } from 'tokenizers';
+import { CONTRACT_V1 } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -47,21 +48,11 @@ function fileEntry(name: string): { sha256: string; bytes: number } {
 }
 
 const manifest: ModelManifest = {
-  contract_version: 1,
+  ...CONTRACT_V1,
   name: 'contract-fixture',
   version: '0.0.1',
   created: new Date(0).toISOString(),
   files: { 'model.onnx': fileEntry('model.onnx'), 'tokenizer.json': fileEntry('tokenizer.json') },
-  inputs: {
-    input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
-    speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
-    age_features: { dtype: 'float32', shape: ['batch', 8] },
-  },
-  outputs: {
-    harm_logit: { dtype: 'float32', shape: ['batch'] },
-    speaker_logits: { dtype: 'float32', shape: ['batch', 3] },
-  },
-  labels: { harmful: ['benign', 'harmful'], speaker: ['user1', 'user2', 'neither'] },
   segment: { max_turns: 64, max_tokens_per_turn: 32 },
   age_features: { size: 8, description: 'see docs/model-contract.md' },
   calibration: { method: 'temperature', temperature: 1.0, bias: 0.0 },

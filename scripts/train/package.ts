@@ -6,7 +6,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sha256File } from '../../src/scoring/model-package.ts';
+import { CONTRACT_V1, sha256File } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { DEFAULT_SEGMENT } from '../data/export.ts';
 
@@ -33,21 +33,11 @@ export async function writeManifest(options: {
     files[f] = { sha256: await sha256File(join(options.dir, f)), bytes: statSync(join(options.dir, f)).size };
   }
   const manifest: ModelManifest = {
-    contract_version: 1,
+    ...CONTRACT_V1,
     name: 'conversation-risk',
     version: options.version,
     created: new Date().toISOString(),
     files,
-    inputs: {
-      input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
-      speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
-      age_features: { dtype: 'float32', shape: ['batch', 8] },
-    },
-    outputs: {
-      harm_logit: { dtype: 'float32', shape: ['batch'] },
-      speaker_logits: { dtype: 'float32', shape: ['batch', 3] },
-    },
-    labels: { harmful: ['benign', 'harmful'], speaker: ['user1', 'user2', 'neither'] },
     segment: options.segment ?? DEFAULT_SEGMENT,
     age_features: {
       size: 8,

@@ -18,6 +18,21 @@ export const REQUIRED_OUTPUTS = ['harm_logit', 'speaker_logits'] as const;
 const REQUIRED_FILES = ['model.onnx', 'tokenizer.json'] as const;
 const SPEAKER_LABELS = ['user1', 'user2', 'neither'];
 
+/** The tensors and labels docs/model-contract.md (version 1) fixes, as every manifest states them. */
+export const CONTRACT_V1: Pick<ModelManifest, 'contract_version' | 'inputs' | 'outputs' | 'labels'> = {
+  contract_version: 1,
+  inputs: {
+    input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
+    speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
+    age_features: { dtype: 'float32', shape: ['batch', 8] },
+  },
+  outputs: {
+    harm_logit: { dtype: 'float32', shape: ['batch'] },
+    speaker_logits: { dtype: 'float32', shape: ['batch', 3] },
+  },
+  labels: { harmful: ['benign', 'harmful'], speaker: ['user1', 'user2', 'neither'] },
+};
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
