@@ -90,6 +90,7 @@ describe('POST /predict', () => {
     ['age_b', '12.5'],
     ['age_b', '-3'],
     ['age_b', ''],
+    ['age_a', '1'.repeat(33)],
   ])('answers 422 naming %s for the invalid age %j', async (field, value) => {
     const res = await predict({ conversation: chat(4), [field]: value });
     expect(res.statusCode).toBe(422);

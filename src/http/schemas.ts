@@ -19,10 +19,13 @@ const conversation = {
   description: 'Whole chat, one `speaker: text` turn per line; 1 to 500,000 characters (code points).',
 } as const;
 
-const age = {
+/** One definition for v1 and v2. No valid age is longer than 32 characters; the cap bounds the work. */
+export const ageSchema = {
   type: 'string',
+  maxLength: 32,
   description: 'An integer, `min-max` with min <= max, `minor` or `adult`. age_a is user1, age_b is user2.',
 } as const;
+const age = ageSchema;
 
 export const conversationItemSchema = {
   type: 'object',

@@ -1,6 +1,6 @@
 // JSON Schemas of the Preview /v2 routes: they validate requests, serialize responses (so no field
 // outside them, such as conversation text, can leak) and document the API. See docs/api-v2.md.
-import { MAX_CONVERSATION_CHARS, predictionSchema } from '../../http/schemas.ts';
+import { MAX_CONVERSATION_CHARS, ageSchema, predictionSchema } from '../../http/schemas.ts';
 import type { Message } from './messages.ts';
 
 /** Most messages in one conversation: with the 500,000-character cap, about 5 characters a message. */
@@ -10,11 +10,7 @@ export const MAX_WEBHOOK_URL_CHARS = 2048;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
 export { MAX_CONVERSATION_CHARS };
 
-const age = {
-  type: 'string',
-  maxLength: 32,
-  description: 'An integer, `min-max` with min <= max, `minor` or `adult`. age_a is user1, age_b is user2.',
-} as const;
+const age = ageSchema;
 
 const message = {
   type: 'object',
