@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeConversation, loadTokenizer, toModelInputs, type EncodedSegment } from '../src/scoring/encode.ts';
+import { encodeConversation, loadTokenizer } from '../src/scoring/encode.ts';
+import { runModel, type ModelItem } from '../src/scoring/inference.ts';
 import { checkSessionSignature, loadModelPackage, ModelPackageError, validateManifest } from '../src/scoring/model-package.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures/contract-model');
@@ -18,16 +19,7 @@ describe('the contract fixture model, run by onnxruntime', () => {
     await session.release();
   });
 
-  async function run(items: Array<{ segment: EncodedSegment; ageFeatures: number[] }>): Promise<{ harm: Float32Array; speaker: Float32Array }> {
-    const x = toModelInputs(items);
-    const { batch, turns, tokens } = x.dims;
-    const out = await session.run({
-      input_ids: new ort.Tensor('int64', x.input_ids, [batch, turns, tokens]),
-      speaker_ids: new ort.Tensor('int64', x.speaker_ids, [batch, turns]),
-      age_features: new ort.Tensor('float32', x.age_features, [batch, 8]),
-    });
-    return { harm: out.harm_logit!.data as Float32Array, speaker: out.speaker_logits!.data as Float32Array };
-  }
+  const run = (items: ModelItem[]) => runModel(session, items);
 
   it('has exactly the contract inputs and outputs', () => {
     expect(() => checkSessionSignature(session)).not.toThrow();

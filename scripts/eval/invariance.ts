@@ -4,19 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { encodeConversation, loadTokenizer, toModelInputs, type EncodedSegment } from '../../src/scoring/encode.ts';
+import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
+import { runModel, type ModelItem } from '../../src/scoring/inference.ts';
 import type { ModelManifest, ScoreRequest } from '../../src/scoring/types.ts';
-
-async function run(session: ort.InferenceSession, items: Array<{ segment: EncodedSegment; ageFeatures: number[] }>): Promise<{ harm: Float32Array; speaker: Float32Array }> {
-  const x = toModelInputs(items);
-  const { batch, turns, tokens } = x.dims;
-  const out = await session.run({
-    input_ids: new ort.Tensor('int64', x.input_ids, [batch, turns, tokens]),
-    speaker_ids: new ort.Tensor('int64', x.speaker_ids, [batch, turns]),
-    age_features: new ort.Tensor('float32', x.age_features, [batch, 8]),
-  });
-  return { harm: out.harm_logit?.data as Float32Array, speaker: out.speaker_logits?.data as Float32Array };
-}
 
 /** Largest absolute output difference between each segment alone and inside one padded batch. */
 export async function paddingInvarianceGap(modelDir: string, requests: ScoreRequest[]): Promise<number> {
@@ -24,15 +14,15 @@ export async function paddingInvarianceGap(modelDir: string, requests: ScoreRequ
   const tokenizer = loadTokenizer(join(modelDir, 'tokenizer.json'));
   const session = await ort.InferenceSession.create(join(modelDir, 'model.onnx'));
   try {
-    const items: Array<{ segment: EncodedSegment; ageFeatures: number[] }> = [];
+    const items: ModelItem[] = [];
     for (const r of requests) {
       const enc = await encodeConversation(tokenizer, r, manifest.segment);
       for (const segment of enc.segments) items.push({ segment, ageFeatures: enc.ageFeatures });
     }
-    const together = await run(session, items);
+    const together = await runModel(session, items);
     let gap = 0;
     for (let i = 0; i < items.length; i++) {
-      const alone = await run(session, [items[i]!]);
+      const alone = await runModel(session, [items[i]!]);
       gap = Math.max(gap, Math.abs((alone.harm[0] as number) - (together.harm[i] as number)));
       for (let k = 0; k < 3; k++) gap = Math.max(gap, Math.abs((alone.speaker[k] as number) - (together.speaker[i * 3 + k] as number)));
     }

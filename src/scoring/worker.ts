@@ -8,7 +8,8 @@ import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from 'tokenizers';
 import { aggregateSegments, calibrate, confidence, isHarmful, predatoryUser, riskLevel, softmax3, type SegmentOutput } from './aggregate.ts';
 import { CancelledError, MicroBatcher } from './batcher.ts';
-import { encodeConversation, tokenizerFromJson, toModelInputs, type EncodedConversation, type EncodedSegment } from './encode.ts';
+import { encodeConversation, tokenizerFromJson, type EncodedConversation, type EncodedSegment } from './encode.ts';
+import { runModel, type ModelItem } from './inference.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from './types.ts';
 
@@ -42,7 +43,7 @@ export type WorkerReadiness = { ok: true } | { ok: false; error: string };
 
 interface Engine {
   tokenizer: Tokenizer;
-  batcher: MicroBatcher<Item, SegmentOutput>;
+  batcher: MicroBatcher<ModelItem, SegmentOutput>;
 }
 
 const config = workerData as WorkerConfig;
@@ -68,7 +69,7 @@ async function load(): Promise<Engine> {
     enableMemPattern: false,
   });
   checkSessionSignature(session);
-  const batcher = new MicroBatcher<Item, SegmentOutput>((items) => runBatch(session, items), {
+  const batcher = new MicroBatcher<ModelItem, SegmentOutput>((items) => runBatch(session, items), {
     maxItems: config.maxBatchSegments,
     maxCost: config.maxBatchTokens,
     cost: (item) => paddedTokens(item.segment),
@@ -97,21 +98,9 @@ const engine: Promise<Engine> = load().then(warmup);
   );
 }
 
-interface Item {
-  segment: EncodedSegment;
-  ageFeatures: number[];
-}
-
-async function runBatch(session: ort.InferenceSession, items: Item[]): Promise<SegmentOutput[]> {
-  const inputs = toModelInputs(items);
-  const { batch, turns, tokens } = inputs.dims;
-  const result = await session.run({
-    input_ids: new ort.Tensor('int64', inputs.input_ids, [batch, turns, tokens]),
-    speaker_ids: new ort.Tensor('int64', inputs.speaker_ids, [batch, turns]),
-    age_features: new ort.Tensor('float32', inputs.age_features, [batch, 8]),
-  });
-  const harm = result.harm_logit?.data as Float32Array;
-  const speaker = result.speaker_logits?.data as Float32Array;
+async function runBatch(session: ort.InferenceSession, items: ModelItem[]): Promise<SegmentOutput[]> {
+  const { harm, speaker } = await runModel(session, items);
+  const batch = items.length;
   const calibration = config.manifest.calibration;
   const out = new Array<SegmentOutput>(batch);
   for (let b = 0; b < batch; b++) {
@@ -144,7 +133,7 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
   const segmentShape = config.manifest.segment;
   const encoded: EncodedConversation[] = await Promise.all(task.requests.map((r) => encodeConversation(tokenizer, r, segmentShape)));
   const owners: number[] = [];
-  const items: Item[] = [];
+  const items: ModelItem[] = [];
   encoded.forEach((conv, conversation) => {
     for (const segment of conv.segments) {
       owners.push(conversation);
@@ -152,8 +141,8 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
     }
   });
   if (encoded.length > 1) {
-    const order = items.map((_, i) => i).sort((a, b) => shapeKey((items[a] as Item).segment) - shapeKey((items[b] as Item).segment));
-    const sortedItems = order.map((i) => items[i] as Item);
+    const order = items.map((_, i) => i).sort((a, b) => shapeKey((items[a] as ModelItem).segment) - shapeKey((items[b] as ModelItem).segment));
+    const sortedItems = order.map((i) => items[i] as ModelItem);
     const sortedOwners = order.map((i) => owners[i] as number);
     items.splice(0, items.length, ...sortedItems);
     owners.splice(0, owners.length, ...sortedOwners);
