@@ -16,6 +16,13 @@ export interface ScoringDeps {
 
 export const modelVersion = (m: ModelManifest) => `${m.name}@${m.version}`;
 
+/** Records one scored conversation, however it was submitted: the prediction metric and the audit line. */
+export function observePrediction(deps: ScoringDeps, conversation: string, prediction: Prediction, latencyMs: number): void {
+  deps.metrics?.recordPrediction(prediction);
+  const manifest = deps.scorer.manifest;
+  deps.audit(conversation, prediction, manifest === undefined ? 'unknown' : modelVersion(manifest), latencyMs);
+}
+
 /**
  * Throws a 422 naming the field when an age is not one of the accepted forms.
  * `where` prefixes the field, e.g. `conversations[3].` for a batch item.
@@ -49,13 +56,11 @@ export async function score(
     request.raw.socket?.off('close', onClose);
   }
   const manifest = deps.scorer.manifest;
-  const version = manifest === undefined ? 'unknown' : modelVersion(manifest);
-  if (manifest !== undefined) reply.header('x-model-version', version).header('x-model-name', manifest.name);
+  if (manifest !== undefined) reply.header('x-model-version', modelVersion(manifest)).header('x-model-name', manifest.name);
   const latencyMs = reply.elapsedTime;
   predictions.forEach((prediction, i) => {
-    deps.metrics?.recordPrediction(prediction);
     const item = items[i];
-    if (item !== undefined) deps.audit(item.conversation, prediction, version, latencyMs);
+    if (item !== undefined) observePrediction(deps, item.conversation, prediction, latencyMs);
   });
   return predictions;
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ProtectedRouteDeps } from '../../app.ts';
-import { modelVersion } from '../../http/scoring-call.ts';
+import { observePrediction } from '../../http/scoring-call.ts';
 import { createJobs, type Jobs } from '../../jobs/jobs.ts';
 import { v2BatchRoutes } from './batch.ts';
 import { v2PredictRoute } from './predict.ts';
@@ -26,11 +26,8 @@ export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<v
     registry: metrics?.registry ?? new Registry(),
     logger: deps.logger.child({ component: 'jobs' }),
     ...(deps.jobConcurrency === undefined ? {} : { concurrency: deps.jobConcurrency }),
-    onPrediction: (request, prediction, latencyMs) => {
-      metrics?.recordPrediction(prediction);
-      const manifest = scorer.manifest;
-      audit(request.conversation, prediction, manifest === undefined ? 'unknown' : modelVersion(manifest), latencyMs);
-    },
+    onPrediction: (request, prediction, latencyMs) =>
+      observePrediction({ scorer, metrics, audit }, request.conversation, prediction, latencyMs),
   });
   deps.onJobs?.(jobs);
 
