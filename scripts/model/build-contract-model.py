@@ -5,10 +5,14 @@ with the age features, then linear heads. Every reduction is masked, so outputs 
 
 Usage: /usr/bin/python3 build-contract-model.py OUT.onnx VOCAB_SIZE
 """
+import os
 import sys
 
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
+from onnx_export import export_contract_onnx  # noqa: E402
 
 
 class ContractModel(nn.Module):
@@ -40,24 +44,7 @@ def main() -> None:
         model.tokens.weight.mul_(2.0)
         model.tokens.weight[0].zero_()
         model.harm.weight.mul_(6.0)
-    ids = torch.randint(1, vocab_size, (2, 3, 5))
-    spk = torch.tensor([[1, 2, 1], [2, 1, 0]])
-    ages = torch.zeros(2, 8)
-    torch.onnx.export(
-        model,
-        (ids, spk, ages),
-        out,
-        input_names=["input_ids", "speaker_ids", "age_features"],
-        output_names=["harm_logit", "speaker_logits"],
-        dynamic_axes={
-            "input_ids": {0: "batch", 1: "turns", 2: "tokens"},
-            "speaker_ids": {0: "batch", 1: "turns"},
-            "age_features": {0: "batch"},
-            "harm_logit": {0: "batch"},
-            "speaker_logits": {0: "batch"},
-        },
-        opset_version=14,
-    )
+    export_contract_onnx(model, out, vocab_size)
 
 
 if __name__ == "__main__":

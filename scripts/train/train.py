@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model import ConversationRisk  # noqa: E402
+from onnx_export import export_contract_onnx  # noqa: E402
 
 SPEAKERS = {"user1": 0, "user2": 1, "neither": 2}
 
@@ -166,27 +167,6 @@ def evaluate(model, convs):
     }, logits, y
 
 
-def export_onnx(model, path, opset=14):
-    model.eval()
-    ids = torch.randint(1, 50, (2, 5, 7))
-    spk = torch.tensor([[1, 2, 1, 2, 1], [2, 1, 2, 0, 0]])
-    ages = torch.zeros(2, 8)
-    torch.onnx.export(
-        model, (ids, spk, ages), path, opset_version=opset,
-        input_names=["input_ids", "speaker_ids", "age_features"],
-        output_names=["harm_logit", "speaker_logits"],
-        dynamic_axes={
-            "input_ids": {0: "batch", 1: "turns", 2: "tokens"},
-            "speaker_ids": {0: "batch", 1: "turns"},
-            "age_features": {0: "batch"},
-            "harm_logit": {0: "batch"},
-            "speaker_logits": {0: "batch"},
-        },
-    )
-    import onnx
-    onnx.checker.check_model(onnx.load(path))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--segments", required=True)
@@ -252,7 +232,7 @@ def main():
     _, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
     print(f"calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
-    export_onnx(model, os.path.join(args.out, "model.onnx"))
+    export_contract_onnx(model, os.path.join(args.out, "model.onnx"), vocab_size)
     torch.save(model.state_dict(), os.path.join(args.out, "model.pt"))
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump({
