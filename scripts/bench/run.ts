@@ -1,8 +1,8 @@
 // npm run bench: starts the real server (TLS on, a known key) and measures what issue 2's targets name,
 // then scores the same conversations in-process to show the HTTP overhead. Prints a table with
 // PASS/FAIL per target, writes reports/bench.json, and always exits 0: figures, not a gate.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -133,6 +133,55 @@ function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
   });
 }
 
+// ---- CPU accounting -------------------------------------------------------------------------------
+// Throughput on a shared 2-core machine moves with the neighbours; CPU time per request does much less,
+// and it says where the HTTP overhead goes: the server's main thread (TLS, HTTP, fastify, logging,
+// dispatch), its worker threads and V8's helpers, and the load generator, which shares the cores.
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface ThreadCpu {
+  /** CPU time of the process's main thread, in microseconds. */
+  mainUs: number;
+  /** CPU time of all its threads (workers, V8 and libuv helpers, onnxruntime), in microseconds. */
+  totalUs: number;
+}
+
+/** Cumulative CPU time of a process's threads from /proc (Linux); zeros where /proc is absent. */
+function threadCpu(pid: number): ThreadCpu {
+  let mainUs = 0;
+  let totalUs = 0;
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return { mainUs, totalUs };
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const us = ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+      totalUs += us;
+      if (tid === String(pid)) mainUs = us;
+    } catch {
+      // A thread that ended between listing and reading has no time left to count.
+    }
+  }
+  return { mainUs, totalUs };
+}
+
+const cpuSince = (pid: number, before: ThreadCpu): ThreadCpu => {
+  const now = threadCpu(pid);
+  return { mainUs: now.mainUs - before.mainUs, totalUs: now.totalUs - before.totalUs };
+};
+
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
@@ -157,6 +206,8 @@ async function main(): Promise<void> {
     // Warm-up: JIT, ONNX arenas and connection setup out of the measured runs.
     await cannon({ url: `${base}/predict`, method: 'POST', headers, body: JSON.stringify({ conversation: single }), connections: 4, amount: 200 });
 
+    const serverBefore = threadCpu(server.pid ?? 0);
+    const loadBefore = process.cpuUsage();
     const r1 = await cannon({
       url: `${base}/predict`,
       method: 'POST',
@@ -169,6 +220,12 @@ async function main(): Promise<void> {
     results.single_p50_ms = r1.latency.p50;
     results.single_p99_ms = r1.latency.p99;
     results.single_non2xx = r1.non2xx;
+    const served = Math.max(1, r1.requests.total);
+    const serverCpu = cpuSince(server.pid ?? 0, serverBefore);
+    const loadCpu = process.cpuUsage(loadBefore);
+    results.single_cpu_us_server_main = serverCpu.mainUs / served;
+    results.single_cpu_us_server_total = serverCpu.totalUs / served;
+    results.single_cpu_us_load_generator = (loadCpu.user + loadCpu.system) / served;
 
     const r2 = await cannon({
       url: `${base}/batch_predict`,
@@ -216,6 +273,7 @@ async function main(): Promise<void> {
     const until = performance.now() + 1000;
     while (performance.now() < until) await scorer.score([{ conversation: single }]);
     let count = 0;
+    const selfBefore = threadCpu(process.pid);
     const end = performance.now() + DURATION_S * 1000;
     const started = performance.now();
     await Promise.all(
@@ -227,10 +285,17 @@ async function main(): Promise<void> {
       }),
     );
     results.inprocess_pred_per_s = count / ((performance.now() - started) / 1000);
+    const selfCpu = cpuSince(process.pid, selfBefore);
+    results.inprocess_cpu_us_main = selfCpu.mainUs / Math.max(1, count);
+    results.inprocess_cpu_us_total = selfCpu.totalUs / Math.max(1, count);
   } finally {
     await scorer.close();
   }
   results.http_overhead = 1 - results.single_rps / results.inprocess_pred_per_s;
+  // The same ratio from CPU time: what one HTTP prediction costs the machine (server and load
+  // generator) beyond what one in-process prediction costs. Less sensitive to neighbours.
+  const httpCpu = (results.single_cpu_us_server_total ?? NaN) + (results.single_cpu_us_load_generator ?? NaN);
+  results.http_overhead_cpu = 1 - (results.inprocess_cpu_us_total ?? NaN) / httpCpu;
 
   const f = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
   const rows: Array<[string, string, string, boolean | undefined]> = [
@@ -241,6 +306,11 @@ async function main(): Promise<void> {
     ['/batch_predict p50 / p99 (ms)', `${f(results.batch_p50_ms)} / ${f(results.batch_p99_ms)}`, '', undefined],
     ['in-process scoring: predictions/s', f(results.inprocess_pred_per_s), '', undefined],
     ['HTTP overhead vs in-process', `${f((results.http_overhead ?? NaN) * 100)} %`, '< 20 %', (results.http_overhead ?? 1) < 0.2],
+    ['  CPU µs per /predict: server main thread', f(results.single_cpu_us_server_main, 0), '', undefined],
+    ['  CPU µs per /predict: server, all threads', f(results.single_cpu_us_server_total, 0), '', undefined],
+    ['  CPU µs per /predict: load generator', f(results.single_cpu_us_load_generator, 0), '', undefined],
+    ['  CPU µs per in-process prediction (main thread)', `${f(results.inprocess_cpu_us_total, 0)} (${f(results.inprocess_cpu_us_main, 0)})`, '', undefined],
+    ['  HTTP overhead from CPU time', `${f((results.http_overhead_cpu ?? NaN) * 100)} %`, '', undefined],
     ['500,000 chars: latency max of 3 (ms)', f(results.huge_ms_max), '< 2000', (results.huge_ms_max ?? Infinity) < 2000],
     ['/health p99 meanwhile (ms)', f(results.health_during_huge_p99_ms, 2), '< 20', (results.health_during_huge_p99_ms ?? Infinity) < 20],
     ['server peak RSS (MB)', f(results.peak_rss_mb), '< 400', (results.peak_rss_mb ?? Infinity) < 400],
