@@ -31,9 +31,23 @@ describe('conversation generator', () => {
     for (const f of FAMILY_NAMES) expect(corpus.some((r) => r.family === f)).toBe(true);
   });
 
+  it('assigns a quarter of each bank to test and a quarter to val by phrasing text, not position', () => {
+    for (const bank of [P.G_CONTACT, P.G_SEXUAL, P.X_DEMAND, P.B_PARTY, P.FILLER]) {
+      const splits = bank.map((_, i) => phrasingSplit(bank, i));
+      const count = (s: string) => splits.filter((x) => x === s).length;
+      expect(Math.abs(count('test') - bank.length / 4)).toBeLessThanOrEqual(1);
+      expect(Math.abs(count('val') - bank.length / 4)).toBeLessThanOrEqual(1);
+      // The same phrasings in another order keep their splits.
+      const reversed = [...bank].reverse();
+      expect(reversed.map((_, i) => phrasingSplit(reversed, i))).toEqual([...splits].reverse());
+      // Not the old position rule: the test quarter is not every fourth phrasing.
+      expect(splits.every((s, i) => (s === 'test') === (i % 4 === 3))).toBe(false);
+    }
+  });
+
   it('never uses a held-out phrasing outside its split (test, or val for calibration)', () => {
     const banks = [P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_COMPLY, P.C_THREAT, P.X_THREAT, P.B_SECRETS, P.B_GAMING];
-    const heldOut = banks.flatMap((b) => b.filter((p, i) => isHeldOutPhrasing(i) && !p.includes('{')).map(canonical));
+    const heldOut = banks.flatMap((b) => b.filter((p, i) => isHeldOutPhrasing(b, i) && !p.includes('{')).map(canonical));
     expect(heldOut.length).toBeGreaterThan(10);
     const lines = (split: string): string[] =>
       corpus.filter((r) => r.split === split).flatMap((r) => parseTurns(r.conversation).map((t) => canonical(t.text)));
@@ -42,7 +56,7 @@ describe('conversation generator', () => {
     expect(heldOut.filter((p) => trainVal.has(p))).toEqual([]);
     expect(heldOut.filter((p) => test.has(p)).length).toBeGreaterThan(heldOut.length / 2);
     // Validation phrasings (for calibration on unseen wording) never reach training either.
-    const valOnly = banks.flatMap((b) => b.filter((p, i) => phrasingSplit(i) === 'val' && !p.includes('{')).map(canonical));
+    const valOnly = banks.flatMap((b) => b.filter((p, i) => phrasingSplit(b, i) === 'val' && !p.includes('{')).map(canonical));
     const train = new Set(lines('train'));
     const val = new Set(lines('val'));
     expect(valOnly.filter((p) => train.has(p))).toEqual([]);

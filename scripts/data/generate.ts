@@ -1,6 +1,6 @@
 // Seeded generator of labeled two-party conversations: grooming along the published stages,
 // sextortion and coercion (harmful), and benign families chosen to share their vocabulary
-// (secrets, meeting up, parents, gifts, pictures). Whole families and every fourth phrasing of
+// (secrets, meeting up, parents, gifts, pictures). Whole families and a quarter of the phrasings of
 // each phrase bank are held out for the test split (another quarter for validation), so the test
 // measures generalization.
 //
@@ -33,20 +33,43 @@ interface Family {
 /** Families that appear only in the test split. */
 export const TEST_FAMILIES: readonly string[] = ['grooming_mentor', 'coercion', 'surprise_party', 'marketplace'];
 
+const SPLIT_OF_RANK: readonly Split[] = ['train', 'val', 'train', 'test'];
+const bankSplits = new WeakMap<readonly string[], Split[]>();
+
 /**
- * Which split a phrasing of a bank belongs to: a quarter is reserved for test and a quarter for
+ * Which split each phrasing of a bank belongs to: a quarter is reserved for test and a quarter for
  * validation, so that calibration and checkpoint choice see unseen wording as far from training as
  * the test's; the other half is used by training (and by val and test 30 % of the time).
+ *
+ * The quarters are drawn by a hash of each phrasing's text, not by its position: banks are written
+ * in order, and a position rule (every fourth for test) made the validation quarter systematically
+ * easier than the test's (the same model scored the same families 0.86-0.93 on one quarter and
+ * 0.55-0.80 on the other, whichever split held it), so calibration fitted on validation did not hold
+ * on test. Ranked by hash, the quarters are exchangeable. Editing a bank can move other phrasings
+ * between quarters, so a bank edit means a new corpus and a retrained model (docs/training.md).
  */
-export function phrasingSplit(index: number): Split {
-  if (index % 4 === 3) return 'test';
-  if (index % 4 === 1) return 'val';
-  return 'train';
+export function phrasingSplits(bank: readonly string[]): readonly Split[] {
+  let splits = bankSplits.get(bank);
+  if (splits === undefined) {
+    const order = bank.map((text, index) => ({ index, h: hash32(`phrasing:${text}`) })).sort((a, b) => a.h - b.h || a.index - b.index);
+    const out: Split[] = new Array<Split>(bank.length).fill('train');
+    order.forEach(({ index }, rank) => {
+      out[index] = SPLIT_OF_RANK[rank % 4] as Split;
+    });
+    splits = out;
+    bankSplits.set(bank, splits);
+  }
+  return splits;
 }
 
-/** True when phrasing `index` of a bank is reserved for the test split. */
-export function isHeldOutPhrasing(index: number): boolean {
-  return phrasingSplit(index) === 'test';
+/** The split phrasing `index` of `bank` belongs to. */
+export function phrasingSplit(bank: readonly string[], index: number): Split {
+  return phrasingSplits(bank)[index] ?? 'train';
+}
+
+/** True when phrasing `index` of `bank` is reserved for the test split. */
+export function isHeldOutPhrasing(bank: readonly string[], index: number): boolean {
+  return phrasingSplit(bank, index) === 'test';
 }
 
 class Ctx {
@@ -62,8 +85,9 @@ class Ctx {
 
   /** A phrasing from a bank, honouring the held-out phrasings of the test split. */
   phrase(bank: readonly string[]): string {
-    const own = this.split === 'train' ? [] : bank.filter((_, i) => phrasingSplit(i) === this.split);
-    const shared = bank.filter((_, i) => phrasingSplit(i) === 'train');
+    const splits = phrasingSplits(bank);
+    const own = this.split === 'train' ? [] : bank.filter((_, i) => splits[i] === this.split);
+    const shared = bank.filter((_, i) => splits[i] === 'train');
     const pool = own.length > 0 && this.rng.chance(0.7) ? own : shared;
     return this.fill(this.rng.pick(pool.length > 0 ? pool : bank));
   }
