@@ -19,7 +19,10 @@ export interface ScorerOptions {
   onObservation?: (o: ScoreObservation) => void;
   /** Most segments per ONNX run (default 64). */
   maxBatchSegments?: number;
-  /** Most padded token slots per ONNX run (default 16,384), bounding activation memory (and peak RSS). */
+  /**
+   * Most padded token slots per ONNX run (default 8,192), bounding activation memory and so peak RSS:
+   * halving it from 16,384 took about 35 MB off the bench's peak at no measurable cost in throughput.
+   */
   maxBatchTokens?: number;
   /** Tasks a worker holds at once (default 2), so tokenizing one overlaps running the model on another. */
   tasksPerWorker?: number;
@@ -89,7 +92,7 @@ class PooledScorer implements EngineScorer {
         manifest,
         intraOpThreads: this.#options.intraOpThreads,
         maxBatchSegments: this.#options.maxBatchSegments ?? 64,
-        maxBatchTokens: this.#options.maxBatchTokens ?? 16_384,
+        maxBatchTokens: this.#options.maxBatchTokens ?? 8_192,
         workers: this.#options.workers,
         maxQueue: this.#options.maxQueue,
         tasksPerWorker: this.#options.tasksPerWorker ?? 2,
