@@ -288,10 +288,26 @@ async function main(): Promise<void> {
     const selfCpu = cpuSince(process.pid, selfBefore);
     results.inprocess_cpu_us_main = selfCpu.mainUs / Math.max(1, count);
     results.inprocess_cpu_us_total = selfCpu.totalUs / Math.max(1, count);
+
+    // The batch run's counterpart: the same 100 conversations per call, two calls in flight.
+    const items = batch.map((conversation) => ({ conversation }));
+    let batches = 0;
+    const batchEnd = performance.now() + DURATION_S * 1000;
+    const batchStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: 2 }, async () => {
+        while (performance.now() < batchEnd) {
+          await scorer.score(items);
+          batches++;
+        }
+      }),
+    );
+    results.inprocess_batch_pred_per_s = (batches * items.length) / ((performance.now() - batchStarted) / 1000);
   } finally {
     await scorer.close();
   }
   results.http_overhead = 1 - results.single_rps / results.inprocess_pred_per_s;
+  results.http_overhead_batch = 1 - (results.batch_predictions_per_s ?? NaN) / (results.inprocess_batch_pred_per_s ?? NaN);
   // The same ratio from CPU time: what one HTTP prediction costs the machine (server and load
   // generator) beyond what one in-process prediction costs. Less sensitive to neighbours.
   const httpCpu = (results.single_cpu_us_server_total ?? NaN) + (results.single_cpu_us_load_generator ?? NaN);
@@ -311,6 +327,8 @@ async function main(): Promise<void> {
     ['  CPU µs per /predict: load generator', f(results.single_cpu_us_load_generator, 0), '', undefined],
     ['  CPU µs per in-process prediction (main thread)', `${f(results.inprocess_cpu_us_total, 0)} (${f(results.inprocess_cpu_us_main, 0)})`, '', undefined],
     ['  HTTP overhead from CPU time', `${f((results.http_overhead_cpu ?? NaN) * 100)} %`, '', undefined],
+    ['in-process scoring, batches of 100: predictions/s', f(results.inprocess_batch_pred_per_s), '', undefined],
+    ['HTTP overhead, /batch_predict vs in-process batches', `${f((results.http_overhead_batch ?? NaN) * 100)} %`, '', undefined],
     ['500,000 chars: latency max of 3 (ms)', f(results.huge_ms_max), '< 2000', (results.huge_ms_max ?? Infinity) < 2000],
     ['/health p99 meanwhile (ms)', f(results.health_during_huge_p99_ms, 2), '< 20', (results.health_during_huge_p99_ms ?? Infinity) < 20],
     ['server peak RSS (MB)', f(results.peak_rss_mb), '< 400', (results.peak_rss_mb ?? Infinity) < 400],
