@@ -1,6 +1,6 @@
 """Trains the conversation-risk model on exported segments, calibrates it and exports ONNX.
 
-  /usr/bin/python3 scripts/train/train.py --segments segs.jsonl --tokenizer tokenizer.json --out DIR [--epochs 5]
+  /usr/bin/python3 scripts/train/train.py --segments segs.jsonl --tokenizer tokenizer.json --out DIR [--epochs 7]
 
 Reads the segment JSONL written by scripts/data/export.ts (the server's own encoder), trains at
 conversation level (max over segment logits, harm-weighted speaker mixture: the aggregation of
@@ -172,7 +172,7 @@ def main():
     ap.add_argument("--segments", required=True)
     ap.add_argument("--tokenizer", required=True, help="tokenizer.json: the embedding covers its ids")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--epochs", type=int, default=7)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=7)

@@ -12,8 +12,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
-SEED=7; N=16000; EPOCHS=5; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
-OUT=""; WORK="$ROOT/.tmp/train"; VERSION="1.0.0"
+SEED=7; N=16000; EPOCHS=7; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION="1.1.0"
 CORPUS_ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
