@@ -60,22 +60,32 @@ describe('aggregation over segments', () => {
     ]);
     expect(a.harmfulScore).toBe(0.9);
   });
-  it('weights speaker probabilities by segment harm (w = p + 1e-6)', () => {
+  it('splits the harm between the sides by speaker output weighted by segment harm (w = p + 1e-6)', () => {
     const a = aggregateSegments([
       { p: 0.1, s: [1, 0, 0] },
       { p: 0.9, s: [0, 1, 0] },
     ]);
-    expect(a.userProbabilities.user1).toBeCloseTo(0.1, 5);
-    expect(a.userProbabilities.user2).toBeCloseTo(0.9, 5);
-    expect(a.userProbabilities.neither).toBe(0);
+    // Side shares 0.1 : 0.9 of the conversation's harm 0.9; neither is what the score leaves.
+    expect(a.userProbabilities.user1).toBeCloseTo(0.09, 5);
+    expect(a.userProbabilities.user2).toBeCloseTo(0.81, 5);
+    expect(a.userProbabilities.neither).toBeCloseTo(0.1, 12);
   });
-  it('still averages when every segment has zero harm', () => {
+  it("makes neither exactly 1 - harmful_score, whatever the model's own neither class says", () => {
+    // A calibrated score above 0.5 with the model's neither class dominant: the flagged chat still
+    // names the side the speaker output leans to.
+    const a = aggregateSegments([{ p: 0.7, s: [0.3, 0.05, 0.65] }]);
+    expect(a.userProbabilities.neither).toBeCloseTo(0.3, 12);
+    expect(a.userProbabilities.user1).toBeCloseTo((0.7 * 0.3) / 0.35, 12);
+    expect(predatoryUser(a.userProbabilities)).toBe('user1');
+  });
+  it('names nobody when no segment is harmful', () => {
     const a = aggregateSegments([
       { p: 0, s: [1, 0, 0] },
       { p: 0, s: [0, 0, 1] },
     ]);
-    expect(a.userProbabilities.user1).toBeCloseTo(0.5, 9);
-    expect(a.userProbabilities.neither).toBeCloseTo(0.5, 9);
+    expect(a.harmfulScore).toBe(0);
+    expect(a.userProbabilities.neither).toBe(1);
+    expect(predatoryUser(a.userProbabilities)).toBe('neither');
   });
   it('user probabilities sum to 1', () => {
     const a = aggregateSegments([

@@ -36,28 +36,30 @@ export interface Aggregate {
   userProbabilities: UserProbabilities;
 }
 
-/** Max harm over segments; speaker probabilities weighted by each segment's harm (w = p + 1e-6). */
+/**
+ * harmful_score is the maximum calibrated harm over segments. Which side is predatory comes from the
+ * speaker outputs, weighted by each segment's harm (w = p + 1e-6) and restricted to user1 and user2;
+ * 'neither' is 1 - harmful_score. So the attribution agrees with the calibrated score: the model's own
+ * 'neither' class tracks its uncalibrated harm, and used directly it named nobody in about 3 % of
+ * the harmful test chats that the calibrated score flagged, leaving them with no party to route.
+ */
 export function aggregateSegments(segments: readonly SegmentOutput[]): Aggregate {
   if (segments.length === 0) throw new RangeError('a conversation has at least one segment');
   let harm = 0;
   let u1 = 0;
   let u2 = 0;
-  let ne = 0;
-  let wsum = 0;
   for (const { p, s } of segments) {
     if (p > harm) harm = p;
     const w = p + 1e-6;
     u1 += w * s[0];
     u2 += w * s[1];
-    ne += w * s[2];
-    wsum += w;
   }
-  u1 /= wsum;
-  u2 /= wsum;
-  ne /= wsum;
-  // Renormalise so the three values sum to 1 despite rounding.
-  const total = u1 + u2 + ne;
-  return { harmfulScore: harm, userProbabilities: { user1: u1 / total, user2: u2 / total, neither: ne / total } };
+  const side = u1 + u2;
+  const share1 = side > 0 ? u1 / side : 0.5;
+  return {
+    harmfulScore: harm,
+    userProbabilities: { user1: harm * share1, user2: harm * (1 - share1), neither: 1 - harm },
+  };
 }
 
 /** Half-open bands: [0,0.2) Safe, [0.2,0.4) Low, [0.4,0.6) Medium, [0.6,0.8) High, [0.8,1] Critical. */
