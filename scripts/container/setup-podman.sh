@@ -63,7 +63,9 @@ if ping_socket; then
 else
   log "starting podman system service on unix://$SOCK_PATH (log: $LOG_FILE)"
   $SUDO rm -f "$SOCK_PATH"
-  nohup $SUDO podman system service --time=0 "unix://$SOCK_PATH" >"$LOG_FILE" 2>&1 &
+  # Started from /: the service outlives this checkout, and builds fail ("write child: broken pipe")
+  # once the directory it was started in has been deleted.
+  (cd / && nohup $SUDO podman system service --time=0 "unix://$SOCK_PATH" >"$LOG_FILE" 2>&1 &)
   for _ in $(seq 1 50); do
     ping_socket && break
     sleep 0.2
