@@ -65,7 +65,8 @@ else
   $SUDO rm -f "$SOCK_PATH"
   # Started from /: the service outlives this checkout, and builds fail ("write child: broken pipe")
   # once the directory it was started in has been deleted.
-  (cd / && nohup $SUDO podman system service --time=0 "unix://$SOCK_PATH" >"$LOG_FILE" 2>&1 &)
+  # (A backgrounded `cd / && ...` list would keep this script's stdout, which --env's caller reads to EOF.)
+  (cd / || exit 1; nohup $SUDO podman system service --time=0 "unix://$SOCK_PATH" >"$LOG_FILE" 2>&1 &)
   for _ in $(seq 1 50); do
     ping_socket && break
     sleep 0.2
