@@ -182,6 +182,22 @@ const cpuSince = (pid: number, before: ThreadCpu): ThreadCpu => {
   return { mainUs: now.mainUs - before.mainUs, totalUs: now.totalUs - before.totalUs };
 };
 
+/** Runs `call` back to back in `concurrency` loops for the bench's duration: completed calls, seconds. */
+async function callsFor(concurrency: number, call: () => Promise<unknown>): Promise<{ calls: number; seconds: number }> {
+  let calls = 0;
+  const started = performance.now();
+  const end = started + DURATION_S * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        await call();
+        calls++;
+      }
+    }),
+  );
+  return { calls, seconds: (performance.now() - started) / 1000 };
+}
+
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
@@ -272,37 +288,17 @@ async function main(): Promise<void> {
   try {
     const until = performance.now() + 1000;
     while (performance.now() < until) await scorer.score([{ conversation: single }]);
-    let count = 0;
     const selfBefore = threadCpu(process.pid);
-    const end = performance.now() + DURATION_S * 1000;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < end) {
-          await scorer.score([{ conversation: single }]);
-          count++;
-        }
-      }),
-    );
-    results.inprocess_pred_per_s = count / ((performance.now() - started) / 1000);
+    const inproc = await callsFor(CONCURRENCY, () => scorer.score([{ conversation: single }]));
+    results.inprocess_pred_per_s = inproc.calls / inproc.seconds;
     const selfCpu = cpuSince(process.pid, selfBefore);
-    results.inprocess_cpu_us_main = selfCpu.mainUs / Math.max(1, count);
-    results.inprocess_cpu_us_total = selfCpu.totalUs / Math.max(1, count);
+    results.inprocess_cpu_us_main = selfCpu.mainUs / Math.max(1, inproc.calls);
+    results.inprocess_cpu_us_total = selfCpu.totalUs / Math.max(1, inproc.calls);
 
     // The batch run's counterpart: the same 100 conversations per call, two calls in flight.
     const items = batch.map((conversation) => ({ conversation }));
-    let batches = 0;
-    const batchEnd = performance.now() + DURATION_S * 1000;
-    const batchStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: 2 }, async () => {
-        while (performance.now() < batchEnd) {
-          await scorer.score(items);
-          batches++;
-        }
-      }),
-    );
-    results.inprocess_batch_pred_per_s = (batches * items.length) / ((performance.now() - batchStarted) / 1000);
+    const batched = await callsFor(2, () => scorer.score(items));
+    results.inprocess_batch_pred_per_s = (batched.calls * items.length) / batched.seconds;
   } finally {
     await scorer.close();
   }
