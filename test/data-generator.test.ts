@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILY_NAMES, TEST_FAMILIES, generate, isHeldOutPhrasing, phrasingSplit } from '../scripts/data/generate.ts';
+import { FAMILY_NAMES, TEST_FAMILIES, generate, phrasingSplits } from '../scripts/data/generate.ts';
 import * as P from '../scripts/data/phrases.ts';
 import { parseAge } from '../src/scoring/ages.ts';
 import { parseTurns } from '../src/scoring/conversation.ts';
@@ -33,13 +33,13 @@ describe('conversation generator', () => {
 
   it('assigns a quarter of each bank to test and a quarter to val by phrasing text, not position', () => {
     for (const bank of [P.G_CONTACT, P.G_SEXUAL, P.X_DEMAND, P.B_PARTY, P.FILLER]) {
-      const splits = bank.map((_, i) => phrasingSplit(bank, i));
+      const splits = phrasingSplits(bank);
       const count = (s: string) => splits.filter((x) => x === s).length;
       expect(Math.abs(count('test') - bank.length / 4)).toBeLessThanOrEqual(1);
       expect(Math.abs(count('val') - bank.length / 4)).toBeLessThanOrEqual(1);
       // The same phrasings in another order keep their splits.
       const reversed = [...bank].reverse();
-      expect(reversed.map((_, i) => phrasingSplit(reversed, i))).toEqual([...splits].reverse());
+      expect(phrasingSplits(reversed)).toEqual([...splits].reverse());
       // Not the old position rule: the test quarter is not every fourth phrasing.
       expect(splits.every((s, i) => (s === 'test') === (i % 4 === 3))).toBe(false);
     }
@@ -47,7 +47,7 @@ describe('conversation generator', () => {
 
   it('never uses a held-out phrasing outside its split (test, or val for calibration)', () => {
     const banks = [P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_COMPLY, P.C_THREAT, P.X_THREAT, P.B_SECRETS, P.B_GAMING];
-    const heldOut = banks.flatMap((b) => b.filter((p, i) => isHeldOutPhrasing(b, i) && !p.includes('{')).map(canonical));
+    const heldOut = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'test' && !p.includes('{')).map(canonical));
     expect(heldOut.length).toBeGreaterThan(10);
     const lines = (split: string): string[] =>
       corpus.filter((r) => r.split === split).flatMap((r) => parseTurns(r.conversation).map((t) => canonical(t.text)));
@@ -56,7 +56,7 @@ describe('conversation generator', () => {
     expect(heldOut.filter((p) => trainVal.has(p))).toEqual([]);
     expect(heldOut.filter((p) => test.has(p)).length).toBeGreaterThan(heldOut.length / 2);
     // Validation phrasings (for calibration on unseen wording) never reach training either.
-    const valOnly = banks.flatMap((b) => b.filter((p, i) => phrasingSplit(b, i) === 'val' && !p.includes('{')).map(canonical));
+    const valOnly = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'val' && !p.includes('{')).map(canonical));
     const train = new Set(lines('train'));
     const val = new Set(lines('val'));
     expect(valOnly.filter((p) => train.has(p))).toEqual([]);

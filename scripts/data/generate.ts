@@ -62,16 +62,6 @@ export function phrasingSplits(bank: readonly string[]): readonly Split[] {
   return splits;
 }
 
-/** The split phrasing `index` of `bank` belongs to. */
-export function phrasingSplit(bank: readonly string[], index: number): Split {
-  return phrasingSplits(bank)[index] ?? 'train';
-}
-
-/** True when phrasing `index` of `bank` is reserved for the test split. */
-export function isHeldOutPhrasing(bank: readonly string[], index: number): boolean {
-  return phrasingSplit(bank, index) === 'test';
-}
-
 class Ctx {
   readonly rng: Rng;
   readonly split: Split;
