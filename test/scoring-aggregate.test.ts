@@ -99,6 +99,15 @@ describe('aggregation over segments', () => {
   it('refuses zero segments', () => {
     expect(() => aggregateSegments([])).toThrow(RangeError);
   });
+  it('for flat text (speakers unknown) splits the harm evenly and names nobody, however the sides lean', () => {
+    const a = aggregateSegments([{ p: 0.9, s: [0.85, 0.05, 0.1] }], false);
+    expect(a.harmfulScore).toBe(0.9);
+    expect(a.userProbabilities.user1).toBeCloseTo(0.45, 12);
+    expect(a.userProbabilities.user2).toBeCloseTo(0.45, 12);
+    expect(a.userProbabilities.neither).toBeCloseTo(0.1, 12);
+    expect(predatoryUser(a.userProbabilities, false)).toBe('neither');
+    expect(predatoryUser(a.userProbabilities, true)).toBe('user1');
+  });
 });
 
 describe('predatory_user is the largest; ties go to neither, then user1', () => {

@@ -40,12 +40,22 @@ describe('parseTurns: speaker lines are "name: text"', () => {
     ]);
   });
 
-  it('gives text before any prefix to user1', () => {
+  it('gives text before the first prefix to user1', () => {
     expect(parseTurns('just some text\nuser2: answer')).toEqual([
       { speaker: 'user1', text: 'just some text' },
       { speaker: 'user2', text: 'answer' },
     ]);
-    expect(parseTurns('no prefixes at all')).toEqual([{ speaker: 'user1', text: 'no prefixes at all' }]);
+  });
+
+  it('reads flat text (no speaker prefix anywhere) as turns of an unknown speaker, one per line', () => {
+    expect(parseTurns('no prefixes at all')).toEqual([{ speaker: 'unknown', text: 'no prefixes at all' }]);
+    expect(parseTurns('hey whats up\n\n  not much u  \r\nsame')).toEqual([
+      { speaker: 'unknown', text: 'hey whats up' },
+      { speaker: 'unknown', text: 'not much u' },
+      { speaker: 'unknown', text: 'same' },
+    ]);
+    // A colon that is no prefix (a time, a URL) keeps text flat.
+    expect(parseTurns('meet at 12:30 ok http://x.example').map((t) => t.speaker)).toEqual(['unknown']);
   });
 
   it('drops turns whose text is empty', () => {

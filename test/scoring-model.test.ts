@@ -60,7 +60,7 @@ describe('the model package is verified at load', () => {
 
   it('accepts the fixture package and returns its manifest', async () => {
     const m = await loadModelPackage(FIXTURE);
-    expect(m.contract_version).toBe(1);
+    expect(m.contract_version).toBe(2);
     expect(m.segment).toEqual({ max_turns: 64, max_tokens_per_turn: 32 });
   });
 
@@ -84,7 +84,7 @@ describe('the model package is verified at load', () => {
   });
 
   it.each([
-    ['contract_version', (m: Record<string, unknown>) => (m.contract_version = 2), /contract_version/],
+    ['contract_version', (m: Record<string, unknown>) => (m.contract_version = 1), /contract_version/],
     ['files without model.onnx', (m: Record<string, unknown>) => delete (m.files as Record<string, unknown>)['model.onnx'], /model\.onnx/],
     ['upper-case hash', (m: Record<string, unknown>) => ((m.files as Record<string, { sha256: string }>)['tokenizer.json']!.sha256 = 'A'.repeat(64)), /sha256/],
     ['a file outside the directory', (m: Record<string, unknown>) => ((m.files as Record<string, unknown>)['../x'] = { sha256: 'a'.repeat(64) }), /inside/],

@@ -122,6 +122,15 @@ describe('scoring with the contract model through the worker pool', () => {
     expect(p!.conversation_preview).toBe(Array.from(chat(40)).slice(0, 500).join(''));
   });
 
+  it('names nobody for flat text and splits its harm evenly between the sides', async () => {
+    const flat = chat(12).replace(/^user[12]: /gm, '');
+    const [p] = await scorer.score([{ conversation: flat }]);
+    expect(p!.predatory_user).toBe('neither');
+    expect(p!.user_probabilities.user1).toBeCloseTo(p!.harmful_score / 2, 9);
+    expect(p!.user_probabilities.user2).toBeCloseTo(p!.harmful_score / 2, 9);
+    expect(p!.user_probabilities.neither).toBeCloseTo(1 - p!.harmful_score, 9);
+  });
+
   it('gives the same prediction for a conversation alone and inside a batch (padding does not matter)', async () => {
     const target: ScoreRequest = { conversation: chat(3), age_b: '15' };
     const [alone] = await scorer.score([target]);

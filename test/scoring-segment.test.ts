@@ -59,6 +59,16 @@ describe('encodeConversation: the shared encoder', () => {
     expect(enc.ageFeatures).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
+  it('tags the lines of flat text (no speaker prefix anywhere) with speaker id 3 and marks the speakers unknown', async () => {
+    const enc = await encodeConversation(tokenizer, { conversation: 'hi\nhello friend' }, { max_turns: 64, max_tokens_per_turn: 32 });
+    expect(enc.segments[0]!.speakerIds).toEqual([3, 3]);
+    expect(enc.segments[0]!.inputIds[1]).toEqual([tokenizer.tokenToId('hello'), tokenizer.tokenToId('friend')]);
+    expect(enc.speakersKnown).toBe(false);
+    const prefixed = await encodeConversation(tokenizer, { conversation: 'hi\nuser2: hello' }, { max_turns: 64, max_tokens_per_turn: 32 });
+    expect(prefixed.segments[0]!.speakerIds).toEqual([1, 2]);
+    expect(prefixed.speakersKnown).toBe(true);
+  });
+
   it('carries the same age vector for every segment and marks ages used', async () => {
     const enc = await encodeConversation(tokenizer, { conversation: 'user1: hi', age_a: '13', age_b: 'adult' }, { max_turns: 64, max_tokens_per_turn: 32 });
     expect(enc.ageFeatures).toEqual([1, 1, 0.13, 0.13, 1, 0, 0.18, 0.8]);

@@ -19,7 +19,7 @@ class ContractModel(nn.Module):
     def __init__(self, vocab_size: int, dim: int = 32):
         super().__init__()
         self.tokens = nn.Embedding(vocab_size, dim, padding_idx=0)
-        self.speakers = nn.Embedding(3, dim, padding_idx=0)
+        self.speakers = nn.Embedding(4, dim, padding_idx=0)  # 0 padding, user1, user2, unknown (flat text)
         self.hidden = nn.Linear(dim + 8, dim)
         self.harm = nn.Linear(dim, 1)
         self.speaker = nn.Linear(dim, 3)

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, wordPieceDecoder } from 'tokenizers';
-import { CONTRACT_V1 } from '../../src/scoring/model-package.ts';
+import { CONTRACT } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -48,7 +48,7 @@ function fileEntry(name: string): { sha256: string; bytes: number } {
 }
 
 const manifest: ModelManifest = {
-  ...CONTRACT_V1,
+  ...CONTRACT,
   name: 'contract-fixture',
   version: '0.0.1',
   created: new Date(0).toISOString(),

@@ -43,7 +43,7 @@ export interface Aggregate {
  * 'neither' class tracks its uncalibrated harm, and used directly it named nobody in about 3 % of
  * the harmful test chats that the calibrated score flagged, leaving them with no party to route.
  */
-export function aggregateSegments(segments: readonly SegmentOutput[]): Aggregate {
+export function aggregateSegments(segments: readonly SegmentOutput[], speakersKnown = true): Aggregate {
   if (segments.length === 0) throw new RangeError('a conversation has at least one segment');
   let harm = 0;
   let u1 = 0;
@@ -55,7 +55,8 @@ export function aggregateSegments(segments: readonly SegmentOutput[]): Aggregate
     u2 += w * s[1];
   }
   const side = u1 + u2;
-  const share1 = side > 0 ? u1 / side : 0.5;
+  // Flat text says nothing about who wrote what: the harm is split evenly and nobody is named.
+  const share1 = speakersKnown && side > 0 ? u1 / side : 0.5;
   return {
     harmfulScore: harm,
     userProbabilities: { user1: harm * share1, user2: harm * (1 - share1), neither: 1 - harm },
@@ -75,8 +76,12 @@ export function isHarmful(score: number): boolean {
   return score > 0.5;
 }
 
-/** The largest of the three; ties go to neither, then user1. */
-export function predatoryUser(p: UserProbabilities): Attribution {
+/**
+ * The largest of the three; ties go to neither, then user1. Flat text (speakers unknown) names nobody:
+ * picking a side there would be a guess dressed as an answer.
+ */
+export function predatoryUser(p: UserProbabilities, speakersKnown = true): Attribution {
+  if (!speakersKnown) return 'neither';
   if (p.neither >= p.user1 && p.neither >= p.user2) return 'neither';
   return p.user1 >= p.user2 ? 'user1' : 'user2';
 }

@@ -10,7 +10,11 @@ const PREFIX = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_ .\-]{0,31}?)[ \t]*:(?=\s|$)/u;
 
 const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
 
-/** Splits a conversation into speaker turns. Lines are split on `\n`, `\r\n` or `\r`. */
+/**
+ * Splits a conversation into speaker turns. Lines are split on `\n`, `\r\n` or `\r`. Text with no
+ * speaker prefix anywhere is flat (an export or a paste): each of its lines is a turn of an 'unknown'
+ * speaker, so it reads as a conversation rather than one giant turn of user1.
+ */
 export function parseTurns(text: string): Turn[] {
   const lines = text.split(/\r\n|\r|\n/);
   // Names other than user1/user2 map to whichever user slot is still free, in order of first appearance.
@@ -18,6 +22,7 @@ export function parseTurns(text: string): Turn[] {
   const taken = new Set<Speaker>();
   const raw: Array<{ speaker: Speaker; parts: string[] }> = [];
   let current: { speaker: Speaker; parts: string[] } | undefined;
+  let prefixed = false;
 
   for (const line of lines) {
     const match = PREFIX.exec(line);
@@ -34,6 +39,7 @@ export function parseTurns(text: string): Turn[] {
       }
     }
     if (speaker !== undefined && match !== null) {
+      prefixed = true;
       taken.add(speaker);
       current = { speaker, parts: [line.slice(match[0].length)] };
       raw.push(current);
@@ -46,10 +52,20 @@ export function parseTurns(text: string): Turn[] {
     }
   }
 
+  if (!prefixed) return flatTurns(lines);
   const turns: Turn[] = [];
   for (const t of raw) {
     const body = (t.parts.length === 1 ? (t.parts[0] as string) : t.parts.join('\n')).trim();
     if (body.length > 0) turns.push({ speaker: t.speaker, text: body });
+  }
+  return turns;
+}
+
+function flatTurns(lines: readonly string[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const line of lines) {
+    const body = line.trim();
+    if (body.length > 0) turns.push({ speaker: 'unknown', text: body });
   }
   return turns;
 }

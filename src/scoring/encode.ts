@@ -7,7 +7,7 @@ import { AsciiWordPiece } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
 import { ageFeatures, usedAgeFeatures } from './ages.ts';
 import { segmentPieces, toPieces, type Piece } from './segment.ts';
-import type { ModelManifest, ScoreRequest } from './types.ts';
+import type { ModelManifest, ScoreRequest, Turn } from './types.ts';
 
 /** Loads a tokenizer.json file (the fast ASCII path is set up from the same text). */
 export function loadTokenizer(path: string): Tokenizer {
@@ -22,7 +22,7 @@ export function tokenizerFromJson(json: string): Tokenizer {
   return tokenizer;
 }
 
-/** One segment: its pieces' token ids (unpadded) and their speaker ids (1 = user1, 2 = user2). */
+/** One segment: its pieces' token ids (unpadded) and their speaker ids (1 = user1, 2 = user2, 3 = unknown). */
 export interface EncodedSegment {
   inputIds: number[][];
   speakerIds: number[];
@@ -32,7 +32,12 @@ export interface EncodedConversation {
   segments: EncodedSegment[];
   ageFeatures: number[];
   usedAgeFeatures: boolean;
+  /** False for flat text (no speaker prefix anywhere): no side can be named. */
+  speakersKnown: boolean;
 }
+
+/** Speaker ids of contract version 2: 0 is a padding turn. */
+export const SPEAKER_IDS = { user1: 1, user2: 2, unknown: 3 } as const;
 
 const PAD_ID = 0;
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -135,18 +140,23 @@ export async function encodeConversation(
     let t = ids[i] as number[];
     // Id 0 is padding: a literal "[PAD]" in the text must not look like padding to the model.
     if (t.includes(PAD_ID)) t = t.filter((id) => id !== PAD_ID);
-    turnIds[i] = { speakerId: (turns[i] as { speaker: string }).speaker === 'user1' ? 1 : 2, ids: t };
+    turnIds[i] = { speakerId: SPEAKER_IDS[(turns[i] as Turn).speaker], ids: t };
   }
   let pieces: Piece[] = toPieces(turnIds, segment.max_tokens_per_turn);
   if (pieces.length === 0) {
     // Nothing tokenizable (e.g. only whitespace): one user1 piece of the unknown token, never an empty segment.
-    pieces = [{ speakerId: 1, ids: [emptyConversationId(tokenizer)] }];
+    pieces = [{ speakerId: SPEAKER_IDS.user1, ids: [emptyConversationId(tokenizer)] }];
   }
   const segments = segmentPieces(pieces, segment.max_turns).map((seg) => ({
     inputIds: seg.map((p) => p.ids),
     speakerIds: seg.map((p) => p.speakerId),
   }));
-  return { segments, ageFeatures: features, usedAgeFeatures: usedAgeFeatures(request.age_a, request.age_b) };
+  return {
+    segments,
+    ageFeatures: features,
+    usedAgeFeatures: usedAgeFeatures(request.age_a, request.age_b),
+    speakersKnown: turns.some((t) => t.speaker !== 'unknown'),
+  };
 }
 
 export interface ModelInputs {

@@ -18,9 +18,9 @@ export const REQUIRED_OUTPUTS = ['harm_logit', 'speaker_logits'] as const;
 const REQUIRED_FILES = ['model.onnx', 'tokenizer.json'] as const;
 const SPEAKER_LABELS = ['user1', 'user2', 'neither'];
 
-/** The tensors and labels docs/model-contract.md (version 1) fixes, as every manifest states them. */
-export const CONTRACT_V1: Pick<ModelManifest, 'contract_version' | 'inputs' | 'outputs' | 'labels'> = {
-  contract_version: 1,
+/** The tensors and labels docs/model-contract.md (version 2) fixes, as every manifest states them. */
+export const CONTRACT: Pick<ModelManifest, 'contract_version' | 'inputs' | 'outputs' | 'labels'> = {
+  contract_version: 2,
   inputs: {
     input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
     speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
@@ -51,7 +51,10 @@ export function validateManifest(value: unknown): ModelManifest {
     throw new ModelPackageError(`manifest.json: ${what}`);
   };
   if (!isRecord(value)) return fail('not a JSON object');
-  if (value.contract_version !== 1) fail(`contract_version must be 1, got ${JSON.stringify(value.contract_version)}`);
+  if (value.contract_version !== CONTRACT.contract_version) {
+    // Version 1 packages never saw speaker id 3 (flat text); feeding it to them would fail at run time.
+    fail(`contract_version must be ${CONTRACT.contract_version} (version 1 models predate flat-text speaker ids: retrain with npm run train), got ${JSON.stringify(value.contract_version)}`);
+  }
   if (typeof value.name !== 'string' || value.name === '') fail('name must be a non-empty string');
   if (typeof value.version !== 'string' || value.version === '') fail('version must be a non-empty string');
   const files = value.files;

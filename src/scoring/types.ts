@@ -17,9 +17,15 @@ export interface ScoreRequest {
   age_b?: string | undefined;
 }
 
+/**
+ * Who wrote a turn as the parser sees it: 'unknown' when the text has no speaker prefix anywhere
+ * (a flat export or a paste), so the service cannot tell the sides apart.
+ */
+export type TurnSpeaker = Speaker | 'unknown';
+
 /** Speaker turns are the unit the model reads. */
 export interface Turn {
-  speaker: Speaker;
+  speaker: TurnSpeaker;
   text: string;
 }
 
@@ -45,7 +51,7 @@ export interface Prediction {
 /** The parts of manifest.json the service reads. See docs/model-contract.md. */
 export interface ModelManifest {
   /** Version of docs/model-contract.md this model satisfies. */
-  contract_version: 1;
+  contract_version: 2;
   name: string;
   version: string;
   created?: string;

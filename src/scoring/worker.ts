@@ -160,12 +160,12 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
   const outputs: SegmentOutput[][] = encoded.map(() => []);
   segmentOutputs.forEach((o, i) => (outputs[owners[i] as number] as SegmentOutput[]).push(o));
   const predictions = encoded.map((conv, i): WorkerPrediction => {
-    const { harmfulScore, userProbabilities } = aggregateSegments(outputs[i] as SegmentOutput[]);
+    const { harmfulScore, userProbabilities } = aggregateSegments(outputs[i] as SegmentOutput[], conv.speakersKnown);
     return {
       harmful_score: harmfulScore,
       is_harmful: isHarmful(harmfulScore),
       risk_level: riskLevel(harmfulScore),
-      predatory_user: predatoryUser(userProbabilities),
+      predatory_user: predatoryUser(userProbabilities, conv.speakersKnown),
       user_probabilities: userProbabilities,
       confidence: confidence(harmfulScore, userProbabilities),
       num_segments: conv.segments.length,
