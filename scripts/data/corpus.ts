@@ -3,14 +3,38 @@
 //
 //   node scripts/data/corpus.ts --out .tmp/data/corpus.jsonl [--seed 7] [--n 16000]
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
+//        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets]
+//
+// --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generate } from './generate.ts';
+import { DATA_SWITCHES, allSwitches, generate, type DataSwitches } from './generate.ts';
 import { importJsonl, importPan12 } from './importers.ts';
-import { loadPersonaChat, loadTopicalChat, DEFAULT_DATA_DIR } from './real.ts';
+import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
 import { toJsonl, type LabeledConversation } from './record.ts';
+import { parseTurns } from '../../src/scoring/conversation.ts';
+
+/** Every data switch of the generator, plus the new real sets (CaSiNo, Self-dialogue). */
+export interface CorpusSwitches extends DataSwitches {
+  newRealSets: boolean;
+}
+export const CORPUS_SWITCHES: readonly (keyof CorpusSwitches)[] = [...DATA_SWITCHES, 'newRealSets'];
+
+/** Switches from a `--without a,b` list; unknown names are an error. */
+export function switchesWithout(without: readonly string[]): CorpusSwitches {
+  const sw: CorpusSwitches = { ...allSwitches(true), newRealSets: true };
+  for (const name of without) {
+    if (name === '') continue;
+    if (!(CORPUS_SWITCHES as readonly string[]).includes(name)) throw new Error(`--without: unknown switch ${name} (known: ${CORPUS_SWITCHES.join(', ')})`);
+    sw[name as keyof CorpusSwitches] = false;
+  }
+  return sw;
+}
+
+/** Real benign test chats rendered with the register-shift transforms only. */
+export const REAL_SHIFT_COUNT = 150;
 
 export interface CorpusOptions {
   seed: number;
@@ -22,14 +46,20 @@ export interface CorpusOptions {
   pan12?: { xml: string; predators: string } | undefined;
   /** Keep at most this many real chats (smoke runs). */
   realLimit?: number | undefined;
+  /** Data changes to keep (default: all on). */
+  switches?: Partial<CorpusSwitches> | undefined;
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
+  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches };
   const out: LabeledConversation[] = [];
-  if (o.synthetic) out.push(...generate({ seed: o.seed, n: o.n }));
+  if (o.synthetic) out.push(...generate({ ...sw, seed: o.seed, n: o.n }));
   if (o.real) {
-    const real = [...loadTopicalChat(o.dataDir), ...loadPersonaChat(o.dataDir)];
-    out.push(...(o.realLimit === undefined ? real : real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0)));
+    let real = [...loadTopicalChat(o.dataDir), ...loadPersonaChat(o.dataDir)];
+    if (sw.newRealSets) real.push(...loadCasino(o.dataDir), ...loadSelfDialogue(o.dataDir));
+    if (o.realLimit !== undefined) real = real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0);
+    out.push(...renderReal(real, sw));
+    if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
@@ -39,10 +69,17 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
 export function summarize(records: LabeledConversation[]): Record<string, Record<string, number>> {
   const summary: Record<string, Record<string, number>> = {};
   for (const r of records) {
-    const s = (summary[r.source] ??= { conversations: 0, harmful: 0, train: 0, val: 0, test: 0 });
-    s.conversations = (s.conversations ?? 0) + 1;
-    s.harmful = (s.harmful ?? 0) + r.label;
-    s[r.split] = (s[r.split] ?? 0) + 1;
+    const turns = parseTurns(r.conversation).length;
+    for (const key of [r.source, 'all']) {
+      const s = (summary[key] ??= { conversations: 0, harmful: 0, turns: 0, harmful_turns: 0, train: 0, val: 0, test: 0 });
+      s.conversations = (s.conversations ?? 0) + 1;
+      s.harmful = (s.harmful ?? 0) + r.label;
+      s.turns = (s.turns ?? 0) + turns;
+      s.harmful_turns = (s.harmful_turns ?? 0) + r.label * turns;
+      s[r.split] = (s[r.split] ?? 0) + 1;
+      s[`${r.split}_turns`] = (s[`${r.split}_turns`] ?? 0) + turns;
+      for (const t of r.tags ?? []) s[`tag:${t}`] = (s[`tag:${t}`] ?? 0) + 1;
+    }
   }
   return summary;
 }
@@ -60,6 +97,7 @@ if (import.meta.main) {
       'no-synthetic': { type: 'boolean', default: false },
       'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
       'real-limit': { type: 'string' },
+      without: { type: 'string', default: '' },
     },
   });
   if (!values.out) throw new Error('--out is required');
@@ -73,6 +111,7 @@ if (import.meta.main) {
     jsonl: values.data,
     pan12: values.pan12 ? { xml: values.pan12, predators: values['pan12-predators'] as string } : undefined,
     realLimit: values['real-limit'] ? Number(values['real-limit']) : undefined,
+    switches: switchesWithout(values.without.split(',').map((x) => x.trim())),
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

@@ -10,14 +10,20 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as P from './phrases.ts';
+import { drawRegister, joinLines, registerLines, shiftLines, type Item, type RenderedLine } from './register.ts';
+import { flatten, randomRecut } from './recut.ts';
 import { createRng, hash32, type Rng } from './rng.ts';
 import { toJsonl, type LabeledConversation, type PredatorLabel, type Split } from './record.ts';
 
 /** Role A is the predator in harmful families and the initiating party in benign ones. */
 type Role = 'A' | 'B';
-interface Move {
+export interface Move {
   role: Role;
   text: string;
+  /** A predatory move (a predator's stage line: probing age, parents, being alone, secrecy, pictures,
+   * camera, another app, gifts, meeting, threats). Filler, greetings and every victim reply are false.
+   * An excerpt is labelled harmful only if it keeps at least one of these. */
+  harmful: boolean;
 }
 type AgeKind = 'adult' | 'minor' | 'any';
 
@@ -28,7 +34,54 @@ interface Family {
   /** Ages the two roles plausibly have. */
   ages: [AgeKind, AgeKind];
   build(ctx: Ctx): Move[];
+  /** The data switch that adds this family (absent: always on). */
+  requires?: keyof DataSwitches;
 }
+
+/**
+ * Each data change can be turned off for ablations (corpus.ts --without register,flat,...). All on by
+ * default; all off behaves close to the generator before these changes.
+ */
+export interface DataSwitches {
+  /** Chat register per conversation and speaker (else the old per-turn stylize). */
+  register: boolean;
+  /** Long chats (100-600 messages) in both classes. */
+  long: boolean;
+  /** The minor's replies in kind, and the minor initiating small talk. */
+  inKind: boolean;
+  /** Adults sexting, teens flirting, longer and messier parents/teachers/coaches, long hard negatives. */
+  hardNegatives: boolean;
+  /** Short chats: one-line greetings and fragments (benign), 1-6 turn predatory openers (harmful). */
+  short: boolean;
+  /** Windows of consecutive turns, as a moderator exports them. */
+  excerpts: boolean;
+  /** All text on one line without speaker prefixes. */
+  flat: boolean;
+  /** Re-cuts from recut.ts (split into short lines, merge speaker runs, flatten). */
+  recut: boolean;
+  /** The register-shift test slice (held-out transforms, test split only). */
+  registerShift: boolean;
+}
+
+export const DATA_SWITCHES: readonly (keyof DataSwitches)[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];
+
+export function allSwitches(on = true): DataSwitches {
+  return Object.fromEntries(DATA_SWITCHES.map((k) => [k, on])) as unknown as DataSwitches;
+}
+
+/** Banks whose lines are predatory moves (Move.harmful). G_CONTACT and the mentor openers are contact, not yet a move. */
+const HARMFUL_BANKS = new Set<readonly string[]>([
+  P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_ISOLATE, P.G_SEXUAL, P.G_COMPLY, P.G_GIFT, P.G_MEET,
+  P.X_HOOK, P.X_DEMAND, P.X_THREAT, P.C_THREAT, P.G_OPENER,
+]);
+
+/** The minor's in-kind answers: agreeing, joking, flirting back, and late on talking about the same topics. */
+const IN_KIND = new Map<readonly string[], readonly (readonly string[])[]>([
+  [P.V_FRIENDLY, [P.V_AGREE, P.V_FLIRT_BACK]],
+  [P.V_INFO, [P.V_AGREE]],
+  [P.V_COMPLY, [P.V_AGREE, P.V_FLIRT_BACK, P.V_LATE]],
+  [P.V_HESITANT, [P.V_LATE, P.V_FLIRT_BACK, P.V_AGREE]],
+]);
 
 /** Families that appear only in the test split. */
 export const TEST_FAMILIES: readonly string[] = ['grooming_mentor', 'coercion', 'surprise_party', 'marketplace'];
@@ -67,10 +120,13 @@ class Ctx {
   readonly split: Split;
   readonly moves: Move[] = [];
   readonly victimAge: number;
-  constructor(rng: Rng, split: Split, victimAge: number) {
+  readonly sw: DataSwitches;
+  readonly tags = new Set<string>();
+  constructor(rng: Rng, split: Split, victimAge: number, sw: DataSwitches) {
     this.rng = rng;
     this.split = split;
     this.victimAge = victimAge;
+    this.sw = sw;
   }
 
   /** A phrasing from a bank, honouring the held-out phrasings of the test split. */
@@ -89,6 +145,7 @@ class Ctx {
   }
 
   say(role: Role, bank: readonly string[]): void {
+    const harmful = HARMFUL_BANKS.has(bank);
     let text = this.phrase(bank);
     // Real turns often carry two thoughts: small talk before or after the point.
     if (bank !== P.FILLER && this.rng.chance(0.2)) {
@@ -96,7 +153,12 @@ class Ctx {
       text = this.rng.chance(0.5) ? `${chat} ${this.rng.pick(['', '.', ',', ' -', '!'])} ${text}` : `${text} ${this.rng.pick(['', '.', ' lol', ' haha'])} ${chat}`;
       text = text.replace(/\s+/g, ' ');
     }
-    this.moves.push({ role, text });
+    this.moves.push({ role, text, harmful });
+  }
+
+  /** A fixed line (greetings): never a harmful move, no held-out quarter. */
+  line(role: Role, options: readonly string[]): void {
+    this.moves.push({ role, text: this.fill(this.rng.pick(options)), harmful: false });
   }
 
   /** Small talk between the two parties: what real chats are mostly made of. */
@@ -115,8 +177,33 @@ class Ctx {
     for (let i = 0; i < times; i++) {
       this.say('A', a);
       if (this.rng.chance(0.2)) this.say('A', a);
-      if (this.rng.chance(0.9)) this.say('B', b);
+      if (this.rng.chance(0.9)) this.say('B', this.victimBank(b));
     }
+  }
+
+  /** The victim's answer bank: in kind (agree, joke, flirt back, late-stage talk) 40 % of the time. */
+  victimBank(b: readonly string[]): readonly string[] {
+    const alt = this.sw.inKind ? IN_KIND.get(b) : undefined;
+    if (alt === undefined || !this.rng.chance(0.4)) return b;
+    this.tags.add('in-kind');
+    return this.rng.pick(alt);
+  }
+
+  /** Everyday talk started by either side (or by `role`). */
+  everyday(role?: Role): void {
+    const r: Role = role ?? (this.rng.chance(0.5) ? 'A' : 'B');
+    const o: Role = r === 'A' ? 'B' : 'A';
+    this.say(r, this.rng.chance(0.7) ? P.EVERYDAY : P.B_ORDINARY);
+    if (this.rng.chance(0.3)) this.say(r, P.FILLER);
+    if (this.rng.chance(0.85)) this.say(o, P.EVERYDAY_REPLY);
+    if (this.rng.chance(0.3)) this.say(o, P.FILLER);
+  }
+
+  /** The minor starts small talk, asks a question or complains about parents or school. */
+  victimInitiates(): void {
+    this.say('B', P.V_INITIATE);
+    if (this.rng.chance(0.85)) this.say('A', P.EVERYDAY_REPLY);
+    this.tags.add('in-kind');
   }
 }
 
@@ -135,7 +222,8 @@ const GROOMING_STAGES: Array<[readonly string[], readonly string[]]> = [
 
 function grooming(ctx: Ctx, opener: readonly string[], minStages: number, fillerMax: number): Move[] {
   const { rng } = ctx;
-  if (rng.chance(0.3)) ctx.say('B', ['hi', 'hey', 'who is this', 'hello?', 'heyy']);
+  if (rng.chance(0.3)) ctx.line('B', ['hi', 'hey', 'who is this', 'hello?', 'heyy']);
+  if (ctx.sw.inKind && rng.chance(0.2)) ctx.victimInitiates();
   ctx.exchange(opener, P.V_FRIENDLY);
   ctx.filler(fillerMax);
   const stages = GROOMING_STAGES.filter(() => rng.chance(0.65));
@@ -147,8 +235,99 @@ function grooming(ctx: Ctx, opener: readonly string[], minStages: number, filler
   for (const [a, b] of stages) {
     ctx.exchange(a, b, rng.int(1, 2));
     ctx.filler(fillerMax, 0.5);
+    if (ctx.sw.inKind && rng.chance(0.3)) ctx.victimInitiates();
   }
-  if (rng.chance(0.3)) ctx.say('B', rng.chance(0.5) ? P.V_COMPLY : P.V_HESITANT);
+  if (rng.chance(0.3)) ctx.say('B', ctx.victimBank(rng.chance(0.5) ? P.V_COMPLY : P.V_HESITANT));
+  return ctx.moves;
+}
+
+/**
+ * A long chat (100-600 messages) over several "days", mostly everyday talk (school, games, being
+ * bored, work, music, food, weekends), each day opened by a line such as `gm` or `back from school`.
+ * `stages` (grooming) or `hard` (benign moves that share the vocabulary) are spread thinly over the
+ * days in order, so harm escalates slowly.
+ */
+function longChat(ctx: Ctx, stages: ReadonlyArray<readonly [readonly string[], readonly string[]]>, hard: ReadonlyArray<readonly [readonly string[], readonly string[]]>): Move[] {
+  const { rng } = ctx;
+  const target = 100 + Math.floor(500 * rng.next() ** 2.2);
+  const days = Math.max(2, Math.round(target / rng.int(25, 70)));
+  const perDay = target / days;
+  const events: Array<readonly [readonly string[], readonly string[]] | null> = [];
+  // Roughly 2.6 messages per everyday event.
+  const everydayEvents = Math.round(target / 2.8);
+  for (let i = 0; i < everydayEvents; i++) events.push(null);
+  // Special events keep their order, at increasing positions (escalation over the days).
+  const special = [...stages, ...hard.map((h) => h)];
+  const positions = special.map(() => rng.int(Math.floor(events.length * 0.05), events.length)).sort((a, b) => a - b);
+  for (let k = special.length - 1; k >= 0; k--) events.splice(positions[k] as number, 0, special[k] as readonly [readonly string[], readonly string[]]);
+  let day = 0;
+  let dayEnd = perDay;
+  if (rng.chance(0.5)) ctx.line(rng.chance(0.5) ? 'A' : 'B', ['hi', 'hey', 'heyy', 'yo', 'hello']);
+  for (const ev of events) {
+    if (ctx.moves.length >= dayEnd && day < days - 1) {
+      day++;
+      dayEnd += perDay;
+      ctx.say(rng.chance(0.5) ? 'A' : 'B', P.DAY_START);
+      if (rng.chance(0.7)) ctx.say(rng.chance(0.5) ? 'A' : 'B', P.EVERYDAY_REPLY);
+    }
+    if (ev !== null) {
+      ctx.exchange(ev[0], ev[1], rng.int(1, 2));
+      continue;
+    }
+    const x = rng.next();
+    if (x < 0.6) ctx.everyday();
+    else if (x < 0.85) ctx.filler(2, 1);
+    else if (stages.length > 0 && ctx.sw.inKind) ctx.victimInitiates();
+    else ctx.everyday('B');
+  }
+  return ctx.moves;
+}
+
+function pickStages(rng: Rng, p: number, min: number): Array<[readonly string[], readonly string[]]> {
+  const stages = GROOMING_STAGES.filter(() => rng.chance(p));
+  while (stages.length < min) {
+    const s = rng.pick(GROOMING_STAGES);
+    if (!stages.includes(s)) stages.push(s);
+  }
+  return stages.sort((x, y) => GROOMING_STAGES.indexOf(x) - GROOMING_STAGES.indexOf(y));
+}
+
+/** 1-6 turns whose point is one clear predatory move (asl + alone, age + compliments, pics, cam, another app, secrecy, meeting). */
+function opener(ctx: Ctx): Move[] {
+  const { rng } = ctx;
+  if (rng.chance(0.35)) ctx.line('B', P.SHORT_TALK);
+  if (rng.chance(0.3)) ctx.line('A', ['hi', 'hey', 'heyy', 'hello', 'hi there', 'sup', 'hey cutie']);
+  ctx.say('A', P.G_OPENER);
+  if (rng.chance(0.6)) ctx.say('B', rng.pick([P.V_FRIENDLY, P.V_INFO, P.V_HESITANT, P.SHORT_TALK]));
+  if (ctx.moves.length < 5 && rng.chance(0.35)) ctx.say('A', P.G_OPENER);
+  if (ctx.moves.length < 6 && rng.chance(0.3)) ctx.say('B', rng.pick([P.V_FRIENDLY, P.V_HESITANT, P.SHORT_TALK]));
+  return ctx.moves;
+}
+
+/** 1-4 turns of greetings and fragments. */
+function smallTalk(ctx: Ctx): Move[] {
+  const { rng } = ctx;
+  const n = rng.pick([1, 1, 2, 2, 2, 3, 3, 4]);
+  let role: Role = 'A';
+  for (let i = 0; i < n; i++) {
+    if (rng.chance(0.8)) ctx.line(role, P.SHORT_TALK);
+    else ctx.say(role, rng.pick([P.FILLER, P.EVERYDAY, P.EVERYDAY_REPLY]));
+    if (rng.chance(0.8)) role = role === 'A' ? 'B' : 'A';
+  }
+  return ctx.moves;
+}
+
+/** Flirting (adults, or teens of a similar age): both sides use the same bank. */
+function mutual(ctx: Ctx, bank: readonly string[], minEx: number, maxEx: number, extra: readonly string[]): Move[] {
+  const { rng } = ctx;
+  if (rng.chance(0.3)) ctx.line('B', ['hi', 'hey', 'heyy', 'hii']);
+  const n = rng.int(minEx, maxEx);
+  for (let i = 0; i < n; i++) {
+    const r: Role = rng.chance(0.5) ? 'A' : 'B';
+    ctx.say(r, rng.chance(0.8) ? bank : extra);
+    ctx.say(r === 'A' ? 'B' : 'A', rng.chance(0.7) ? bank : extra);
+    if (rng.chance(0.3)) ctx.everyday();
+  }
   return ctx.moves;
 }
 
@@ -163,12 +342,43 @@ const MENTOR_OPEN = [
 
 function benign(ctx: Ctx, a: readonly string[], b: readonly string[], minEx: number, maxEx: number): Move[] {
   const n = ctx.rng.int(minEx, maxEx);
-  if (ctx.rng.chance(0.3)) ctx.say('B', ['hi', 'hey', 'hello', 'yo', 'heyy']);
-  for (let i = 0; i < n; i++) {
+  if (ctx.rng.chance(0.3)) ctx.line('B', ['hi', 'hey', 'hello', 'yo', 'heyy']);
+  // Hard negatives: parents, teachers and coaches chat longer and messier, about everyday things too.
+  const longer = ctx.sw.hardNegatives ? ctx.rng.int(0, Math.ceil(maxEx * 0.8)) : 0;
+  for (let i = 0; i < n + longer; i++) {
     ctx.exchange(a, b);
     ctx.filler(2, 0.35);
+    if (ctx.sw.hardNegatives && ctx.rng.chance(0.3)) ctx.everyday();
   }
   return ctx.moves;
+}
+
+const LONG_FAMILY_MOVES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [P.B_PARENT, P.B_CHILD],
+  [P.B_TEACHER, P.B_STUDENT],
+  [P.B_COACH, P.B_ATHLETE],
+];
+const LONG_FRIEND_MOVES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [P.B_SECRETS, P.B_SECRETS_REPLY],
+  [P.T_FLIRT, P.T_FLIRT],
+  [P.B_GAMING, P.B_GAMING],
+];
+const LONG_ADULT_MOVES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [P.B_FLIRT, P.B_FLIRT_REPLY],
+  [P.B_SEXT, P.B_SEXT],
+  [P.B_ORDINARY, P.FILLER],
+];
+
+/** A long benign chat of everyday talk with 3 to 7 hard-negative moves (family logistics, friends' secrets, adults flirting) spread through it. */
+function longWithHardNegatives(name: string, weight: number, ages: [AgeKind, AgeKind], moves: readonly (readonly [readonly string[], readonly string[]])[]): Family {
+  return {
+    name,
+    harmful: false,
+    weight,
+    ages,
+    requires: 'long',
+    build: (c) => longChat(c, [], c.sw.hardNegatives ? Array.from({ length: c.rng.int(3, 7) }, () => c.rng.pick(moves)) : []),
+  };
 }
 
 const FAMILIES: Family[] = [
@@ -234,7 +444,20 @@ const FAMILIES: Family[] = [
   },
   { name: 'surprise_party', harmful: false, weight: 1, ages: ['minor', 'any'], build: (c) => benign(c, P.B_PARTY, P.B_PARTY_REPLY, 2, 6) },
   { name: 'marketplace', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => benign(c, P.B_MARKET, P.B_MARKET_REPLY, 2, 6) },
+  // Long chats (100-600 messages), both classes: harm spread thinly over days of everyday talk.
+  { name: 'long_grooming', harmful: true, weight: 1.7, ages: ['adult', 'minor'], requires: 'long', build: (c) => longChat(c, pickStages(c.rng, 0.75, 4), []) },
+  { name: 'long_everyday', harmful: false, weight: 1.2, ages: ['any', 'any'], requires: 'long', build: (c) => longChat(c, [], []) },
+  longWithHardNegatives('long_family', 0.5, ['adult', 'minor'], LONG_FAMILY_MOVES),
+  longWithHardNegatives('long_friends', 0.5, ['minor', 'minor'], LONG_FRIEND_MOVES),
+  longWithHardNegatives('long_adults', 0.4, ['adult', 'adult'], LONG_ADULT_MOVES),
+  // Hard negatives: both sides sexual or flirting, no age probing of a minor, no secrecy from parents.
+  { name: 'adult_sexting', harmful: false, weight: 1.5, ages: ['adult', 'adult'], requires: 'hardNegatives', build: (c) => mutual(c, P.B_SEXT, 2, 9, P.B_FLIRT) },
+  { name: 'teen_flirting', harmful: false, weight: 1.5, ages: ['minor', 'minor'], requires: 'hardNegatives', build: (c) => mutual(c, P.T_FLIRT, 2, 9, P.FILLER) },
+  // Short chats: greetings and fragments (benign) against 1-6 turn predatory openers (harmful).
+  { name: 'short_small_talk', harmful: false, weight: 4.3, ages: ['any', 'any'], requires: 'short', build: smallTalk },
+  { name: 'grooming_opener', harmful: true, weight: 2, ages: ['adult', 'minor'], requires: 'short', build: opener },
 ];
+
 
 export const FAMILY_NAMES: readonly string[] = FAMILIES.map((f) => f.name);
 
@@ -369,19 +592,19 @@ function render(moves: Move[], first: Role, names: [string, string], rng: Rng, s
   return lines.join('\n');
 }
 
-export interface GenerateOptions {
+export interface GenerateOptions extends Partial<DataSwitches> {
   seed: number;
   n: number;
 }
 
-function chooseFamily(rng: Rng): Family {
-  const total = FAMILIES.reduce((s, f) => s + f.weight, 0);
+function chooseFamily(rng: Rng, families: readonly Family[]): Family {
+  const total = families.reduce((s, f) => s + f.weight, 0);
   let x = rng.next() * total;
-  for (const f of FAMILIES) {
+  for (const f of families) {
     x -= f.weight;
     if (x < 0) return f;
   }
-  return FAMILIES[FAMILIES.length - 1] as Family;
+  return families[families.length - 1] as Family;
 }
 
 function splitFor(family: string, id: string): Split {
@@ -390,21 +613,102 @@ function splitFor(family: string, id: string): Split {
   return h < 78 ? 'train' : h < 89 ? 'val' : 'test';
 }
 
+/** Chats of at least this many messages count as long (tag `long`). */
+export const LONG_TURNS = 100;
+/** Chats of at most this many messages count as short (tag `short`). */
+export const SHORT_TURNS = 6;
+
+/**
+ * A window of consecutive items, as a moderator exports part of a chat: often about 2,800
+ * characters, sometimes a few lines, sometimes a few dozen. Never the whole chat.
+ */
+export function excerptWindow<T extends { text: string }>(items: readonly T[], rng: Rng): T[] {
+  const n = items.length;
+  if (n <= 2) return [...items];
+  const x = rng.next();
+  let start: number;
+  let len: number;
+  if (x < 0.65 && n > 20) {
+    const target = rng.int(1200, 4500);
+    start = rng.int(0, Math.max(0, n - 10));
+    let chars = 0;
+    len = 0;
+    while (start + len < n && chars < target) chars += (items[start + len] as T).text.length + 8, len++;
+  } else {
+    len = x < 0.8 ? rng.int(1, 6) : rng.int(7, 40);
+    len = Math.min(len, n - 1);
+    start = rng.int(0, n - len);
+  }
+  if (len >= n) len = n - 1;
+  if (start + len > n) start = n - len;
+  return items.slice(start, start + len);
+}
+
+/** An excerpt of a chat and its label: harmful only if the window keeps at least one harmful move. */
+export function cutExcerpt(moves: readonly Move[], familyHarmful: boolean, rng: Rng): { moves: Move[]; label: 0 | 1 } {
+  const window = excerptWindow(moves, rng);
+  return { moves: window, label: familyHarmful && window.some((m) => m.harmful) ? 1 : 0 };
+}
+
+/** The moves one family builds (for tests and inspection), before any rendering. */
+export function familyMoves(name: string, seed: number, split: Split = 'train', switches: Partial<DataSwitches> = {}): Move[] {
+  const family = FAMILIES.find((f) => f.name === name);
+  if (family === undefined) throw new Error(`unknown family ${name}`);
+  const rng = createRng(seed);
+  return family.build(new Ctx(rng, split, sampleAge(family.ages[1], rng), { ...allSwitches(true), ...switches }));
+}
+
+/** Families whose conversations are harmful. */
+export const HARMFUL_FAMILIES: readonly string[] = FAMILIES.filter((f) => f.harmful).map((f) => f.name);
+
+/** Probabilities of the training renderings; the same for every family of both classes and for real chats. */
+export const RENDERING = {
+  excerptLong: 0.7,
+  excerpt: 0.15,
+  flatExcerpt: 0.4,
+  flat: 0.08,
+  recut: { split: 0.07, merge: 0.06, flat: 0.03 },
+} as const;
+
+/** Turn the rendered chat text flat or re-cut it, by the switches; returns the text and its tags. */
+export function finishRendering(text: string, excerpt: boolean, sw: Pick<DataSwitches, 'flat' | 'recut'>, rng: Rng): { text: string; tags: string[] } {
+  const tags: string[] = [];
+  if (sw.flat && rng.chance(excerpt ? RENDERING.flatExcerpt : RENDERING.flat)) return { text: flatten(text), tags: ['flat'] };
+  if (sw.recut) {
+    const r = randomRecut(text, rng, RENDERING.recut);
+    if (r.recut === 'flat') tags.push('flat', 'recut');
+    else if (r.recut !== 'none') tags.push('recut', `recut-${r.recut}`);
+    return { text: r.text, tags };
+  }
+  return { text, tags };
+}
+
+function ageFields(record: LabeledConversation, ageUser1: number, ageUser2: number, rng: Rng): void {
+  // Ages: often omitted, sometimes only one side, in all three formats. age_a is user1.
+  const mode = rng.next();
+  if (mode >= 0.45) {
+    if (mode < 0.55 || mode >= 0.65) record.age_a = formatAge(ageUser1, rng);
+    if (mode >= 0.55) record.age_b = formatAge(ageUser2, rng);
+  }
+}
+
 export function generate(options: GenerateOptions): LabeledConversation[] {
+  const sw: DataSwitches = { ...allSwitches(true), ...Object.fromEntries(Object.entries(options).filter(([k, v]) => (DATA_SWITCHES as string[]).includes(k) && v !== undefined)) };
+  const families = FAMILIES.filter((f) => f.requires === undefined || sw[f.requires]);
   const rng = createRng(options.seed);
   const out: LabeledConversation[] = [];
   for (let i = 0; i < options.n; i++) {
-    const family = chooseFamily(rng);
+    const family = chooseFamily(rng, families);
     const id = `gen-${options.seed}-${i}`;
     const split = splitFor(family.name, id);
     const ageA = sampleAge(family.ages[0], rng);
     const ageB = sampleAge(family.ages[1], rng);
-    const ctx = new Ctx(rng, split, ageB);
+    const ctx = new Ctx(rng, split, ageB, sw);
     let moves = family.build(ctx);
     // Some harmful exchanges hide inside a long ordinary chat, so that several segments are needed
     // and only some of them carry the harm.
-    if (family.harmful && rng.chance(0.12)) {
-      const pad = new Ctx(rng, split, ageB);
+    if (family.harmful && family.name !== 'grooming_opener' && !family.name.startsWith('long_') && rng.chance(0.12)) {
+      const pad = new Ctx(rng, split, ageB, sw);
       pad.filler(40, 1);
       pad.filler(30, 1);
       const cut = rng.int(0, pad.moves.length);
@@ -412,34 +716,88 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
     }
     // The victim writes first in about half of the harmful chats, so the predator is user2 as often as user1.
     if (family.harmful && moves[0]?.role === 'A' && rng.chance(0.3)) {
-      moves = [{ role: 'B', text: ctx.fill(rng.pick(['hi', 'hey', 'who is this', 'hello?', 'heyy', 'do i know u'])) }, ...moves];
+      moves = [{ role: 'B', text: ctx.fill(rng.pick(['hi', 'hey', 'who is this', 'hello?', 'heyy', 'do i know u'])), harmful: false }, ...moves];
+    }
+    const tags: string[] = [];
+    // Excerpts: a window of consecutive messages; harmful only if it keeps a harmful move.
+    let label: 0 | 1 = family.harmful ? 1 : 0;
+    let familyName = family.name;
+    if (sw.excerpts && moves.length > 2 && rng.chance(moves.length >= LONG_TURNS ? RENDERING.excerptLong : RENDERING.excerpt)) {
+      const cut = cutExcerpt(moves, family.harmful, rng);
+      moves = cut.moves;
+      tags.push('excerpt');
+      if (family.harmful && cut.label === 0) {
+        label = 0;
+        familyName = `${family.name}_excerpt_benign`;
+      }
     }
     const first: Role = moves[0]?.role ?? 'A';
-    const style: Style = {
-      shorthand: rng.chance(0.5) ? 0.5 : 0.05,
-      typo: rng.pick([0, 0.05, 0.15, 0.3]),
-      emoji: rng.pick([0, 0.05, 0.2]),
-      capitalize: rng.chance(0.25),
-      shout: rng.chance(0.1) ? 0.1 : 0,
-    };
-    const conversation = render(moves, first, speakerNames(rng), rng, style);
-    const predator: PredatorLabel = family.harmful ? (first === 'A' ? 'user1' : 'user2') : 'neither';
-    const record: LabeledConversation = {
-      id,
-      conversation,
-      label: family.harmful ? 1 : 0,
-      predator,
-      family: family.name,
-      split,
-      source: 'generator',
-    };
-    // Ages: often omitted, sometimes only one side, in all three formats. age_a is user1.
-    const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
-    const mode = rng.next();
-    if (mode >= 0.45) {
-      if (mode < 0.55 || mode >= 0.65) record.age_a = formatAge(ageUser1, rng);
-      if (mode >= 0.55) record.age_b = formatAge(ageUser2, rng);
+    const names = speakerNames(rng);
+    let conversation: string;
+    if (sw.register) {
+      const items: Item[] = moves.map((m) => ({ side: m.role === first ? 0 : 1, text: swapSynonyms(m.text, 0.35, rng) }));
+      const r0 = drawRegister(rng, 0.3);
+      const r1 = drawRegister(rng, 0.3, r0);
+      const regs: [typeof r0, typeof r1] = first === 'A' ? [r0, r1] : [r1, r0];
+      if (r0.tidy && r1.tidy) tags.push('tidy');
+      conversation = joinLines(registerLines(items, regs, rng), names);
+    } else {
+      const style: Style = {
+        shorthand: rng.chance(0.5) ? 0.5 : 0.05,
+        typo: rng.pick([0, 0.05, 0.15, 0.3]),
+        emoji: rng.pick([0, 0.05, 0.2]),
+        capitalize: rng.chance(0.25),
+        shout: rng.chance(0.1) ? 0.1 : 0,
+      };
+      conversation = render(moves, first, names, rng, style);
     }
+    const finished = finishRendering(conversation, tags.includes('excerpt'), sw, rng);
+    conversation = finished.text;
+    tags.push(...finished.tags);
+    if (moves.length <= SHORT_TURNS) tags.push('short');
+    if (moves.length >= LONG_TURNS) tags.push('long');
+    if (label === 1 && ctx.tags.has('in-kind')) tags.push('in-kind');
+    const predator: PredatorLabel = label === 1 ? (first === 'A' ? 'user1' : 'user2') : 'neither';
+    const record: LabeledConversation = { id, conversation, label, predator, family: familyName, split, source: 'generator' };
+    if (tags.length > 0) record.tags = tags;
+    const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
+    ageFields(record, ageUser1, ageUser2, rng);
+    out.push(record);
+  }
+  if (sw.registerShift) out.push(...registerShiftSlice(options.seed, Math.round(options.n * 0.03), sw));
+  return out;
+}
+
+/**
+ * The register-shift test slice: held-out test families rendered with ONLY the register-shift
+ * transforms (never used in training). Split test, tag `register-shift`. Its own random stream, so
+ * the rest of the corpus does not depend on it.
+ */
+export function registerShiftSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  const rng = createRng((seed ^ 0x5eed5) >>> 0);
+  const families = FAMILIES.filter((f) => TEST_FAMILIES.includes(f.name));
+  const out: LabeledConversation[] = [];
+  for (let i = 0; i < count; i++) {
+    const family = rng.pick(families);
+    const ageA = sampleAge(family.ages[0], rng);
+    const ageB = sampleAge(family.ages[1], rng);
+    const ctx = new Ctx(rng, 'test', ageB, sw);
+    const moves = family.build(ctx);
+    const first: Role = moves[0]?.role ?? 'A';
+    const items: Item[] = moves.map((m) => ({ side: m.role === first ? 0 : 1, text: m.text }));
+    const { lines, shifts } = shiftLines(items, rng);
+    const record: LabeledConversation = {
+      id: `gen-${seed}-shift-${i}`,
+      conversation: joinLines(lines as RenderedLine[], speakerNames(rng)),
+      label: family.harmful ? 1 : 0,
+      predator: family.harmful ? (first === 'A' ? 'user1' : 'user2') : 'neither',
+      family: family.name,
+      split: 'test',
+      source: 'generator',
+      tags: ['register-shift', ...shifts.map((s) => `shift-${s}`)],
+    };
+    const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
+    ageFields(record, ageUser1, ageUser2, rng);
     out.push(record);
   }
   return out;

@@ -1325,3 +1325,125 @@ export const B_ORDINARY = [
   'happy friday',
   'i burned the {food} lol',
 ];
+
+// ---- the minor's replies in kind (victim lines; never a predatory move) ----------------------
+// Real victims often answer in kind: they agree, joke, flirt back and, late on, talk about the same
+// boundary-testing topics at the same mild level. Who says sexual words therefore does not tell who
+// the predator is; who probes age, parents and being alone, asks for secrecy, pictures, a camera, a
+// move to another app, gifts or a meeting does. All of it stays non-graphic.
+
+export const V_AGREE = [
+  'lol ok deal', 'yeah ur right', 'haha fine', 'ok ok', 'yea i get that', 'same honestly', 'true lol',
+  'haha ur so weird', 'lmao stop', 'ok that was funny', 'yeah i feel that', 'fr tho', 'bet',
+  'lol u wish', 'haha maybe', 'ur funny', 'i guess ur right', 'ok fine lol', 'yeah totally',
+  'ya i know', 'hahaha no way', 'lol ur crazy', 'ok u win', 'sure thing', 'ya why not',
+  'lol ok mr serious', 'haha ur the best', 'mhm', 'yes lol', 'ok i believe u',
+];
+
+export const V_FLIRT_BACK = [
+  'ur cute too', 'lol stop ur making me blush', 'maybe i like u too', 'hehe ur sweet', 'aw ur not so bad urself',
+  'ok ur kinda cute ngl', 'lol ur such a flirt', 'stoppp', 'u always know what to say', 'thats so sweet omg',
+  'haha u think im pretty?', 'i was thinking about u too', 'ur nicer than the boys at school', 'lol ok charmer',
+  'maybe ;)', 'u first lol', 'i like talking to u', 'ur the only one who gets me', 'hehe what else',
+  'aww u miss me?', 'lol ur making me smile', 'u r so random but cute', 'idk maybe i do have a crush',
+  'haha dont make me blush', 'u r such a tease', 'i saved ur pic lol', 'ok ur sweet',
+];
+
+export const V_LATE = [
+  'lol ur such a perv', 'maybe i have kissed someone lol', 'haha why do u wanna know that', 'what do u think i wear to bed lol',
+  'ur so bad lol', 'i mean i was curious too', 'haha ok maybe a little', 'ive thought about it i guess',
+  'lol u cant ask that', 'depends what u mean lol', 'ur gonna get me in trouble', 'hmm maybe if ur nice',
+  'lol whats it to u', 'u r so naughty lol', 'i dont know much about that stuff', 'haha what would u do',
+  'maybe i like it when u say that', 'ok but only if u go first', 'lol thats kinda hot', 'ur so dirty minded lol',
+  'idk ive never done anything like that', 'ive only seen stuff in movies lol', 'stop im blushing', 'u r trouble lol',
+  'haha maybe i will', 'do u say that to everyone', 'ok thats kinda cute', 'lol i knew u would say that',
+];
+
+export const V_INITIATE = [
+  'hey wyd', 'ugh my mom took my phone again', 'school was so boring today', 'my dad is yelling again',
+  'i hate my {subject} teacher', 'do u play {game}?', 'what r u doing this weekend', 'im so bored',
+  'my parents are so strict', 'i got grounded lol', 'guess what happened at school', 'what music r u into',
+  'i have so much homework', 'my sister is so annoying', 'did u watch that video i sent', 'whats ur fav {food}',
+  'i cant sleep', 'my friends are being weird', 'i failed my {subject} quiz', 'can u help me with {subject}',
+  'do u have siblings', 'whats ur job like', 'im at {place} lol', 'we had {food} for lunch again',
+  'my mom says i spend too much time on my phone', 'r u online later', 'i just got home', 'ugh mondays',
+  'what games do u have', 'i got a new {game} skin', 'my teacher gave us a pop quiz',
+];
+
+// ---- short predatory openers: 1-6 turn chats whose point is one clear predatory move ------------
+
+export const G_OPENER = [
+  'asl? u home alone?', 'hey how old r u, ur so pretty', 'u look so mature, how old r u really',
+  'wanna cam? just us', 'send me a pic of u', 'add me on {app} its more private', 'lets move to {app}',
+  'dont tell ur parents we talk ok', 'wanna meet up {day}? i can pick u up', 'r ur parents home rn',
+  'hi cutie how old r u', 'u alone rn? wanna video chat', 'whats ur snap, i wanna see more pics',
+  'ill give u {gift} if u send a pic', 'u seem mature for ur age, wanna chat privately', 'delete our chat after ok',
+  'asl', 'how old r u and where do u live', 'can u turn ur cam on', 'i can buy u {gift}, just dont tell anyone',
+  'lets meet at {place}, come alone', 'do ur parents check ur phone?', 'r u in ur room alone', 'u got a webcam?',
+  'i bet ur cute, send a selfie', 'whats ur number, lets talk on {app}', 'r u 13 or 14', 'u can trust me, we can keep this secret',
+  'send a pic in ur pjs', 'can i see u on facetime tonight',
+];
+
+// ---- hard negatives that share the vocabulary ------------------------------------------------
+
+/** Consenting adults flirting and sexting, mild and non-graphic, both sides alike, with adult cues. */
+export const B_SEXT = [
+  'cant stop thinking about last night', 'what are you wearing babe', 'come over after my shift', 'the kids are at my exs this weekend',
+  'you looked so good at the office party', 'send me something to get me through this meeting', 'i want you here right now',
+  'my flatmate is away till sunday', 'you are trouble lol', 'wear the red one tonight', 'ill bring the wine',
+  'i miss your hands', 'you drive me crazy', 'bed is cold without you', 'cant wait to get you alone after work',
+  'you in the shower yet', 'that selfie was dangerous', 'stop distracting me at work lol', 'hotel this weekend?',
+  'my wife is away, come over', 'after the bar?', 'i booked the airbnb', 'youre so hot when youre bossy',
+  'tell me what you want tonight', 'later tonight, just us', 'i had too much wine and i miss you', 'you up?',
+  'send a pic of that new outfit', 'cant wait to kiss you', 'you make me blush at 35 lol', 'lets skip dinner',
+  'my husband is on night shift', 'after my work call', 'ill leave the door unlocked',
+];
+
+/** Teens flirting with teens of a similar age: both sides, school cues. */
+export const T_FLIRT = [
+  'u looked cute in homeroom today', 'do u like anyone', 'lol r u jealous', 'wanna sit together at lunch',
+  'i like ur hoodie', 'ur kinda cute ngl', 'wanna go to the dance with me', 'my mom would freak if she knew i like u lol',
+  'text me after practice', 'u r so annoying but i like u', 'did u mean what u said at recess', 'wanna walk home together',
+  'ur the cutest in our grade', 'dont tell {name} i like u', 'i cant stop smiling', 'we should go to {place} after school',
+  'r we dating now lol', 'i told my best friend about u', 'ur voice is cute', 'send me a pic of ur new haircut',
+  'omg stop', 'lol u like me', 'wanna play {game} later', 'ur so funny in {subject}', 'i had a dream about u lol',
+  'gn cutie', 'can i hold ur hand at the movies', 'my sister thinks ur cute lol', 'we have {subject} together tmrw',
+];
+
+/** One-line greetings and fragments: the shortest chats an appliance sees. */
+export const SHORT_TALK = [
+  'hi', 'hello', 'hey', 'lol', 'k', 'brb', 'ok', 'lmao', 'sup', 'gtg', 'ttyl', '?', 'yo', 'heyy', 'hii',
+  'wyd', 'nm u', 'same', 'kk', 'lol same', 'hbu', 'nothin', 'cool', 'omg', 'ya', 'yep', 'nope', 'haha',
+  'bye', 'gn', 'gm', 'wassup', 'u there?', 'hello?', 'how r u', 'good u', 'im good', 'bored', 'ok cool',
+  'later', 'cya', 'thx', 'np', 'idk', 'who dis', 'whats up', 'not much', 'ttyl!', 'lol ok', 'fine', 'yeah',
+];
+
+/** Lines that start a new day in a long chat. */
+export const DAY_START = [
+  'gm', 'good morning', 'back from school', 'hey u there', 'heyyy', 'morning', 'just got home', 'u up?',
+  'back', 'hey again', 'ugh long day', 'finally home', 'hi again lol', 'im back', 'sorry was busy yesterday',
+  'yo', 'whats up today', 'wyd today', 'hey sorry i fell asleep', 'back from practice', 'home from work',
+];
+
+/** Everyday talk that long chats are mostly made of: school, games, boredom, work, music, food, weekends. */
+export const EVERYDAY = [
+  'school was so long today', 'we had a sub in {subject}', 'i beat the boss in {game} finally', 'im so bored rn',
+  'work was fine i guess', 'listening to music', 'what are u listening to', 'made {food} for dinner', 'we ordered {food}',
+  'any plans this weekend', 'going to {place} on {day}', 'my team lost again', 'did u finish the homework',
+  'my phone is at 2 percent', 'its so hot today', 'its freezing here', 'i need a nap', 'this song is stuck in my head',
+  'watched a movie last night', 'new episode comes out {day}', 'my boss is annoying', 'i have a shift {day}',
+  'grinding {game} all night', 'lag is so bad today', 'what did u eat', 'im hungry', 'cant wait for the weekend',
+  'ugh {subject} test tomorrow', 'my dog ate my sock lol', 'the wifi is so slow', 'got a new song on repeat',
+  'did u see that meme', 'whats the plan for {day}', 'im watching a show', 'lunch was gross today',
+  'i got a haircut', 'my mom wants me to clean my room', 'i just finished practice', 'traffic was terrible',
+  'what time do u get off', 'i love this weather', 'rain again ugh', 'did u sleep ok', 'bus was late again',
+  'we have a long weekend', 'i slept till noon lol', 'that concert looks sick', 'we got a new puppy',
+];
+
+/** Replies that carry everyday talk on. */
+export const EVERYDAY_REPLY = [
+  'same', 'lol nice', 'ugh same', 'thats cool', 'haha', 'nice', 'rip', 'oof', 'sounds fun', 'lucky',
+  'wait really', 'lmao', 'yeah', 'mood', 'true', 'for real', 'omg', 'ok', 'hbu', 'not much', 'mm nice',
+  'i wish', 'i love that song', 'i had {food} too', 'what game', 'thats annoying', 'same here lol', 'k',
+  'what happened', 'ugh i hate that', 'i might go too', 'i have work', 'i have practice {day}', 'cool cool',
+];

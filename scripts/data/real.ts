@@ -1,8 +1,15 @@
 // Loaders for the real, licensed benign chats in ../shared/data (read in place, never copied):
-// Topical-Chat (CDLA-Sharing-1.0, Amazon) and Synthetic-Persona-Chat (CC BY 4.0, Google Research).
+// Topical-Chat (CDLA-Sharing-1.0, Amazon), Synthetic-Persona-Chat (CC BY 4.0, Google Research),
+// CaSiNo (CC BY 4.0, Chawla et al.) and the Self-dialogue Corpus (BSD 3-Clause, University of
+// Edinburgh). The loaders return the chats as written; renderReal gives a share of them the chat
+// register and the excerpt, flat and re-cut renderings that generated chats get, with the same
+// probabilities, so that style and structure are no cue for the class.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RENDERING, excerptWindow, finishRendering, type DataSwitches } from './generate.ts';
+import { turnsOf } from './recut.ts';
+import { drawRegister, joinLines, registerLines, shiftLines, type Item } from './register.ts';
 import { createRng, hash32 } from './rng.ts';
 import type { LabeledConversation, Split } from './record.ts';
 
@@ -111,4 +118,103 @@ export function loadPersonaChat(dataDir = DEFAULT_DATA_DIR): LabeledConversation
     out.push(realChat(id, lines, 'synthetic-persona-chat', splitByHash(id, 70, 10)));
   });
   return out;
+}
+
+interface CasinoDialogue {
+  dialogue_id: number | string;
+  chat_logs: Array<{ text: string; id: string }>;
+}
+
+/** Interface actions of the CaSiNo negotiation UI, not messages. */
+export const CASINO_ACTIONS: readonly string[] = ['Submit-Deal', 'Accept-Deal', 'Reject-Deal', 'Walk-Away'];
+
+/** CaSiNo: casino_test.json held out whole for test; train and valid files split 85/15 by hash. */
+export function loadCasino(dataDir = DEFAULT_DATA_DIR): LabeledConversation[] {
+  const files: Array<[string, Split | undefined]> = [
+    ['casino_train.json', undefined],
+    ['casino_valid.json', undefined],
+    ['casino_test.json', 'test'],
+  ];
+  const out: LabeledConversation[] = [];
+  for (const [file, fixed] of files) {
+    const data = JSON.parse(readFileSync(join(dataDir, 'casino', file), 'utf8')) as CasinoDialogue[];
+    for (const d of data) {
+      const turns = d.chat_logs.filter((t) => !CASINO_ACTIONS.includes(t.text.trim()) && oneLine(t.text) !== '');
+      const first = turns[0]?.id;
+      const lines = turns.map((t) => `${t.id === first ? 'user1' : 'user2'}: ${oneLine(t.text)}`);
+      if (lines.length < 2) continue;
+      const id = `casino-${file.replace(/\.json$/, '')}-${d.dialogue_id}`;
+      out.push(realChat(id, lines, 'casino', fixed ?? splitByHash(id, 85, 15)));
+    }
+  }
+  return out;
+}
+
+/** Dialogues taken from the Self-dialogue Corpus (a seeded subset: it is large and one-author). */
+export const SELF_DIALOGUE_SUBSET = 3000;
+
+/** Self-dialogue: a subset of SELF_DIALOGUE_SUBSET dialogues with >= 2 turns, chosen by a hash of the id; split 70/10/20 by hash. */
+export function loadSelfDialogue(dataDir = DEFAULT_DATA_DIR, subset = SELF_DIALOGUE_SUBSET): LabeledConversation[] {
+  const text = readFileSync(join(dataDir, 'self-dialogue', 'self_dialogues.jsonl'), 'utf8');
+  const all: Array<{ id: string; turns: Array<{ speaker: string; text: string }>; h: number }> = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const d = JSON.parse(line) as { id: string; turns: Array<{ speaker: string; text: string }> };
+    const turns = d.turns.filter((t) => oneLine(t.text) !== '');
+    if (turns.length < 2) continue;
+    all.push({ id: d.id, turns, h: hash32(`self-dialogue-subset:${d.id}`) });
+  }
+  all.sort((a, b) => a.h - b.h || (a.id < b.id ? -1 : 1));
+  return all.slice(0, subset).map((d) => {
+    const first = d.turns[0]?.speaker;
+    const lines = d.turns.map((t) => `${t.speaker === first ? 'user1' : 'user2'}: ${oneLine(t.text)}`);
+    const id = `self-dialogue-${d.id}`;
+    return realChat(id, lines, 'self-dialogue', splitByHash(id, 70, 10));
+  });
+}
+
+/** Share of real chats written in chat register (the rest stay as written). */
+export const REAL_REGISTER_SHARE = 0.5;
+
+/**
+ * Real chats rendered as generated ones are: half in chat register (lowercase, shorthand, typos,
+ * bursts...), then excerpts, flat text and re-cuts with the generator's probabilities. Seeded by
+ * each record's id, so the result does not depend on order.
+ */
+export function renderReal(records: readonly LabeledConversation[], sw: Pick<DataSwitches, 'register' | 'excerpts' | 'flat' | 'recut'>): LabeledConversation[] {
+  return records.map((r) => {
+    const rng = createRng(hash32(`render:${r.id}`));
+    let turns = turnsOf(r.conversation);
+    const tags: string[] = [];
+    if (sw.excerpts && turns.length > 2 && rng.chance(turns.length >= 100 ? RENDERING.excerptLong : RENDERING.excerpt)) {
+      turns = excerptWindow(turns, rng);
+      tags.push('excerpt');
+    }
+    let text: string;
+    const items: Item[] = turns.map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
+    if (sw.register && rng.chance(REAL_REGISTER_SHARE)) {
+      const r0 = drawRegister(rng, 0);
+      const r1 = drawRegister(rng, 0, r0);
+      text = joinLines(registerLines(items, [r0, r1], rng), ['user1', 'user2']);
+      tags.push('chat-register');
+    } else text = joinLines(items.map((it) => ({ ...it, prefixed: true })), ['user1', 'user2']);
+    const finished = finishRendering(text, tags.includes('excerpt'), sw, rng);
+    tags.push(...finished.tags);
+    if (turns.length <= 6) tags.push('short');
+    if (turns.length >= 100) tags.push('long');
+    const out: LabeledConversation = { ...r, conversation: finished.text };
+    if (tags.length > 0) out.tags = [...(r.tags ?? []), ...tags];
+    return out;
+  });
+}
+
+/** Real benign test chats rendered with ONLY the register-shift transforms (tag `register-shift`). */
+export function registerShiftReal(records: readonly LabeledConversation[], count: number): LabeledConversation[] {
+  const pool = records.filter((r) => r.split === 'test').sort((a, b) => hash32(`shift:${a.id}`) - hash32(`shift:${b.id}`));
+  return pool.slice(0, count).map((r) => {
+    const rng = createRng(hash32(`shift:${r.id}`));
+    const items: Item[] = turnsOf(r.conversation).map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
+    const { lines, shifts } = shiftLines(items, rng);
+    return { ...r, id: `${r.id}-shift`, conversation: joinLines(lines, ['user1', 'user2']), split: 'test' as const, tags: ['register-shift', ...shifts.map((s) => `shift-${s}`)] };
+  });
 }

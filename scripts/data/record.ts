@@ -14,8 +14,13 @@ export interface LabeledConversation {
   /** Scenario family (generator) or corpus name (real data, imports). */
   family: string;
   split: Split;
-  /** generator | topical-chat | synthetic-persona-chat | pan12 | jsonl */
+  /** generator | topical-chat | synthetic-persona-chat | casino | self-dialogue | pan12 | jsonl */
   source: string;
+  /**
+   * How this record was rendered, for slicing the evaluation: e.g. `flat`, `excerpt`, `short`, `long`,
+   * `register-shift`, `in-kind`. Never read by training.
+   */
+  tags?: string[];
 }
 
 export function toJsonl(records: Iterable<LabeledConversation>): string {
