@@ -1,7 +1,11 @@
 """The conversation-risk network (docs/model-contract.md inputs and outputs).
 
-turn encoder: token embedding, masked mean + max pooling over the piece's tokens, projection
-  + speaker embedding + age projection
+token embedding: a trainable table, or (hybrid vocabulary) pretrained word vectors through a
+  trained projection for the entries that have one plus a trainable table for the rest. The
+  pretrained vectors stay frozen, so a word never seen in training still lands near its neighbours;
+  `folded()` turns the two paths into one plain table for export, so the ONNX graph is the same.
+turn encoder: masked mean + max pooling over the piece's tokens, projection
+  + speaker embedding (padding, user1, user2, unknown for flat text) + age projection
 turns: a unidirectional GRU over the segment's pieces. Padding turns come last, so a causal GRU's
   states at real turns never see them; every pooling below is masked. Together this makes the
   outputs independent of batch padding, as the contract requires.
@@ -28,22 +32,51 @@ def masked_mean_max(x, mask):
     return torch.cat([mean, mx * any_real], -1)
 
 
+SPEAKER_IDS = 4  # 0 padding, 1 user1, 2 user2, 3 unknown (flat text): contract version 2
+
+
 class ConversationRisk(nn.Module):
-    def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1):
+    def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1, pretrained=None, pretrained_residual=False):
+        """pretrained: [vocab_size, d] float tensor, zero rows where an entry has no vector."""
         super().__init__()
         self.tok = nn.Embedding(vocab_size, emb, padding_idx=0)
+        self.pretrained = pretrained is not None
+        if self.pretrained:
+            has = (pretrained.abs().sum(-1, keepdim=True) > 0).to(torch.float32)
+            self.register_buffer("pre", pretrained.to(torch.float32), persistent=False)
+            # Which rows learn their own vector: all but the pretrained ones, unless the residual is on.
+            self.register_buffer("own", torch.ones_like(has) if pretrained_residual else 1.0 - has, persistent=False)
+            self.register_buffer("has_pre", has, persistent=False)
+            self.pre_proj = nn.Linear(pretrained.shape[1], emb)
+            with torch.no_grad():
+                self.tok.weight.mul_(0.3).mul_(1.0 - has)
         self.turn_proj = nn.Linear(2 * emb, hidden)
-        self.spk = nn.Embedding(3, hidden)
+        self.spk = nn.Embedding(SPEAKER_IDS, hidden)
         self.age_turn = nn.Linear(8, hidden)
         self.gru = nn.GRU(hidden, hidden, batch_first=True)
         self.drop = nn.Dropout(dropout)
         self.harm = nn.Sequential(nn.Linear(2 * hidden + 8, hidden), nn.GELU(), nn.Linear(hidden, 1))
         self.side = nn.Sequential(nn.Linear(4 * hidden + 4, hidden), nn.GELU(), nn.Linear(hidden, 1))
 
+    def table(self):
+        """The embedding of every vocabulary entry, as one [vocab, emb] matrix."""
+        if not self.pretrained:
+            return self.tok.weight
+        return self.tok.weight * self.own + self.has_pre * self.pre_proj(self.pre)
+
+    def folded(self):
+        """A plain model with the same outputs whose embedding is one table (what ONNX exports)."""
+        plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features)
+        state = {k: v for k, v in self.state_dict().items() if not k.startswith("pre_proj.")}
+        with torch.no_grad():
+            state["tok.weight"] = self.table().detach().clone()
+        plain.load_state_dict(state)
+        return plain.eval()
+
     def forward(self, input_ids, speaker_ids, age_features):
         tok_mask = (input_ids != 0).to(torch.float32)  # [B, T, L]
         turn_mask = (speaker_ids != 0).to(torch.float32)  # [B, T]
-        e = self.tok(input_ids)  # [B, T, L, E]
+        e = self.tok(input_ids) if not self.pretrained else F.embedding(input_ids, self.table())  # [B, T, L, E]
         t = masked_mean_max(e, tok_mask)  # [B, T, 2E]
         t = torch.tanh(self.turn_proj(t) + self.spk(speaker_ids) + self.age_turn(age_features).unsqueeze(1))
         t = self.drop(t)

