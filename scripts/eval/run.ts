@@ -5,6 +5,9 @@
 //
 //   npm run eval                                   # models/conversation-risk on the default corpus
 //   node scripts/eval/run.ts --model DIR --corpus .tmp/train/corpus.jsonl --out reports
+//   node scripts/eval/run.ts --no-card --no-manifest --no-plots --quick --out reports/ablation/x   # cheap ablation run
+//
+// --quick skips the throughput and age sections. The shortcut guards (guards.ts) always run.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,9 +24,11 @@ import { parseJsonl, type LabeledConversation } from '../data/record.ts';
 import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
 import { PROBES } from './probes.ts';
 import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts';
+import { guardsMarkdown, runGuards, type GuardsReport } from './guards.ts';
+import { hasSpeakerPrefixes } from './slices.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
-const REAL_SOURCES = new Set(['topical-chat', 'synthetic-persona-chat']);
+const REAL_SOURCES = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue']);
 
 async function scoreAll(scorer: EngineScorer, requests: ScoreRequest[]): Promise<Prediction[]> {
   const out: Prediction[] = [];
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
       'no-manifest': { type: 'boolean', default: false },
       'no-card': { type: 'boolean', default: false },
       'no-plots': { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
     },
   });
   const modelDir = resolve(values.model);
@@ -82,7 +88,10 @@ async function main(): Promise<void> {
     const overall = { roc_auc: rocAuc(labels, scores), pr_auc: prAuc(labels, scores), ...atThreshold(labels, scores) };
     const heldOut = test.map((r, i) => ({ r, i })).filter(({ r }) => r.label === 0 || TEST_FAMILIES.includes(r.family));
     const heldOutAuc = rocAuc(heldOut.map(({ r }) => r.label), heldOut.map(({ i }) => scores[i] as number));
-    const harmfulIdx = test.map((r, i) => (r.label === 1 ? i : -1)).filter((i) => i >= 0);
+    // Attribution leaves flat records out: for flat text the service names nobody by design.
+    const harmfulIdx = test
+      .map((r, i) => (r.label === 1 && !(r.tags?.includes('flat') ?? false) && hasSpeakerPrefixes(r.conversation) ? i : -1))
+      .filter((i) => i >= 0);
     const attribution = mean(harmfulIdx.map((i) => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0)));
     const flagged = harmfulIdx.filter((i) => (scores[i] as number) > 0.5);
     const attributionFlagged = mean(flagged.map((i) => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0)));
@@ -109,8 +118,8 @@ async function main(): Promise<void> {
       f.flagged = round(f.flagged / f.n);
     }
 
-    // Ages: the same conversations with and without the ages they came with.
-    const withAges = test.map((r, i) => ({ r, i })).filter(({ r }) => r.age_a !== undefined || r.age_b !== undefined);
+    // Ages: the same conversations with and without the ages they came with (skipped by --quick).
+    const withAges = values.quick ? [] : test.map((r, i) => ({ r, i })).filter(({ r }) => r.age_a !== undefined || r.age_b !== undefined);
     const stripped = await scoreAll(scorer, withAges.map(({ r }) => ({ conversation: r.conversation })));
     const ageRows = withAges.map(({ r, i }, k) => ({ label: r.label, with: scores[i] as number, without: stripped[k]?.harmful_score as number }));
     const ages = {
@@ -151,13 +160,17 @@ async function main(): Promise<void> {
       correct: ((probePreds[i]?.harmful_score ?? 0) > 0.5 ? 1 : 0) === p.label && (p.label === 0 || probePreds[i]?.predatory_user === p.predator),
     }));
     const invarianceGap = await paddingInvarianceGap(modelDir, INVARIANCE_PROBES);
+    const guards = await runGuards({ scorer, train: corpus.filter((r) => r.split === 'train'), test, testPreds: preds, probePreds });
 
-    // Throughput through the same in-process path (2 workers): 40-turn conversations, ~2,500 chars.
-    const bench = Array.from({ length: 2000 }, (_, i) => ({ conversation: fortyTurnConversation(i) }));
-    await scoreAll(scorer, bench.slice(0, 200));
-    const t0 = performance.now();
-    await scoreAll(scorer, bench);
-    const perSecond = bench.length / ((performance.now() - t0) / 1000);
+    // Throughput through the same in-process path (2 workers): 40-turn conversations, ~2,500 chars (skipped by --quick).
+    let perSecond = Number.NaN;
+    if (!values.quick) {
+      const bench = Array.from({ length: 2000 }, (_, i) => ({ conversation: fortyTurnConversation(i) }));
+      await scoreAll(scorer, bench.slice(0, 200));
+      const t0 = performance.now();
+      await scoreAll(scorer, bench);
+      perSecond = bench.length / ((performance.now() - t0) / 1000);
+    }
 
     const report = {
       model: { name: manifest.name, version: manifest.version, calibration: manifest.calibration },
@@ -181,14 +194,16 @@ async function main(): Promise<void> {
         real_benign_fpr: round(realFpr),
         ece: round(cal.ece),
         ece_validation_split: round(valEce),
-        conversations_per_second_40_turns: Math.round(perSecond),
+        ...(values.quick ? {} : { conversations_per_second_40_turns: Math.round(perSecond) }),
         handwritten_probes_correct: probes.filter((p) => p.correct).length / probes.length,
         padding_invariance_max_abs_diff: invarianceGap,
+        ...guards.metrics,
       },
+      guards,
       probes,
       confusion_at_0_5: { tp: overall.tp, fp: overall.fp, tn: overall.tn, fn: overall.fn },
       families,
-      ages: Object.fromEntries(Object.entries(ages).map(([k, v]) => [k, round(v)])),
+      ages: values.quick ? {} : Object.fromEntries(Object.entries(ages).map(([k, v]) => [k, round(v)])),
       by_length_without_ages: byLength,
       reliability: cal.bins.map((b) => ({ ...b, meanScore: round(b.meanScore), fractionHarmful: round(b.fractionHarmful) })),
       targets: { roc_auc: 0.97, attribution_accuracy: 0.9, real_benign_fpr: 0.01, ece: 0.05 },
@@ -219,6 +234,7 @@ type Report = {
   test_split: Record<string, unknown>;
   metrics: Record<string, number>;
   confusion_at_0_5: Record<string, number>;
+  guards: GuardsReport;
   families: Record<string, { n: number; harmful: number; mean_score: number; flagged: number; held_out: boolean }>;
   ages: Record<string, number>;
   by_length_without_ages: Array<Record<string, number>>;
@@ -249,14 +265,17 @@ ${metricsTable(r.metrics)}
 
 Targets: ROC-AUC >= ${r.targets.roc_auc}, attribution >= ${r.targets.attribution_accuracy}, real-benign FPR <= ${r.targets.real_benign_fpr}, ECE <= ${r.targets.ece}.
 Confusion at 0.5: ${JSON.stringify(r.confusion_at_0_5)}.
+Attribution figures leave out flat records (tagged \`flat\`, or with no speaker prefix): for flat text the
+service names nobody by design.
 
+${guardsMarkdown(r.guards)}
 ## Per family
 | family | class | n | mean score | share > 0.5 |
 |---|---|---|---|---|
 ${fam.join('\n')}
 
 ## Ages: the same conversations with and without their ages
-${metricsTable(r.ages)}
+${Object.keys(r.ages).length === 0 ? '(skipped: --quick)' : metricsTable(r.ages)}
 
 ## Length: first k turns of each synthetic test conversation, no ages
 The spec warns that very short conversations without ages can score in the mid range. Here short

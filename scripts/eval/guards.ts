@@ -1,0 +1,206 @@
+// The shortcut guards of the evaluation (issue "The model reads real chats"), gathered for run.ts:
+// structure-only baseline, re-cut invariance, short chats, tag slices and flat renderings, attribution
+// by slice. Each guard lives in its own module; this one runs them, states each target next to its
+// figure with an honest PASS/FAIL, and renders the markdown sections.
+
+import type { Prediction } from '../../src/scoring/types.ts';
+import type { LabeledConversation } from '../data/record.ts';
+import { PROBES } from './probes.ts';
+import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, recutInvariance, type BatchScorer, type RecutReport } from './recut-invariance.ts';
+import { SHORT_TARGETS, evaluateShortChats, type ShortChatReport } from './short-chats.ts';
+import {
+  FLAT_TARGETS,
+  attributionSlices,
+  flatRenderings,
+  probeAttribution,
+  registerShiftFamilies,
+  derivedSlices,
+  tagSlices,
+  type AttributionRow,
+  type FamilyRow,
+  type FlatRenderingReport,
+  type SliceRow,
+} from './slices.ts';
+import { STRUCTURE_TARGET_MAX_AUC, structureBaselineAuc, type StructureBaselineResult } from './structure-baseline.ts';
+
+export interface GuardCheck {
+  guard: string;
+  figure: string;
+  value: number;
+  target: string;
+  /** null when the figure could not be measured (e.g. no record carries the tag). */
+  pass: boolean | null;
+}
+
+export interface GuardsReport {
+  checks: GuardCheck[];
+  structure_baseline: StructureBaselineResult;
+  structure_baseline_generated_only: StructureBaselineResult;
+  recut_invariance: RecutReport;
+  short_chats: ShortChatReport;
+  tag_slices: SliceRow[];
+  derived_slices: SliceRow[];
+  register_shift_families: FamilyRow[];
+  flat_renderings: FlatRenderingReport;
+  attribution: AttributionRow[];
+  /** Flat numbers for report.metrics (and so for the ablation table, the manifest and the card). */
+  metrics: Record<string, number>;
+}
+
+export interface GuardInputs {
+  scorer: BatchScorer;
+  train: readonly LabeledConversation[];
+  test: readonly LabeledConversation[];
+  /** The scorer's predictions for `test`, in order (already computed by run.ts). */
+  testPreds: readonly Prediction[];
+  /** The scorer's predictions for PROBES, in order. */
+  probePreds: readonly Prediction[];
+  recutSample?: number;
+}
+
+const r4 = (x: number): number => (Number.isFinite(x) ? Math.round(x * 10000) / 10000 : x);
+
+function check(guard: string, figure: string, value: number, target: string, ok: (v: number) => boolean): GuardCheck {
+  return { guard, figure, value: r4(value), target, pass: Number.isFinite(value) ? ok(value) : null };
+}
+
+export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
+  const scores = o.testPreds.map((p) => p.harmful_score);
+  const structure = structureBaselineAuc(o.train, o.test);
+  // The same baseline on generated chats only: real benign chats differ from synthetic ones in layout
+  // anyway, so this row says how much of the leak is the generator's own.
+  const generated = (r: LabeledConversation): boolean => r.source === 'generator';
+  const structureGenerated = structureBaselineAuc(o.train.filter(generated), o.test.filter(generated));
+  const recut = await recutInvariance(o.scorer, o.test, o.recutSample ?? 1500);
+  const short = await evaluateShortChats(o.scorer);
+  const tags = tagSlices(o.test, scores);
+  const derived = derivedSlices(o.test, scores);
+  const families = registerShiftFamilies(o.test, scores);
+  const flat = await flatRenderings(o.scorer, o.test);
+  const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
+  const tag = (name: string): SliceRow => tags.find((t) => t.slice === name) as SliceRow;
+
+  const checks: GuardCheck[] = [
+    check('structure-only baseline', 'test ROC-AUC', structure.roc_auc, `<= ${STRUCTURE_TARGET_MAX_AUC}`, (v) => v <= STRUCTURE_TARGET_MAX_AUC),
+    ...recut.rows
+      .filter((r) => r.guarded)
+      .map((r) => check('re-cut invariance', `${r.recut}: share moving < ${RECUT_MAX_MOVE}`, r.share_stable, `>= ${RECUT_TARGET_SHARE}`, (v) => v >= RECUT_TARGET_SHARE)),
+    check('short chats', 'benign flagged (> 0.5)', short.benign_flagged, `<= ${SHORT_TARGETS.benign_flagged_max}`, (v) => v <= SHORT_TARGETS.benign_flagged_max),
+    check('short chats', 'benign High Risk or Critical (>= 0.6)', short.benign_high_or_critical, '= 0', (v) => v <= SHORT_TARGETS.benign_high_or_critical_max),
+    check('short chats', 'max benign score (floor)', short.benign_max_score, `<= ${SHORT_TARGETS.benign_max_score}`, (v) => v <= SHORT_TARGETS.benign_max_score),
+    check('short chats', 'ROC-AUC predatory vs benign', short.roc_auc_predatory_vs_benign, `>= ${SHORT_TARGETS.roc_auc_min}`, (v) => v >= SHORT_TARGETS.roc_auc_min),
+    check('flat renderings', 'ROC-AUC', flat.roc_auc, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
+    check('flat renderings', 'recall at 0.5', flat.recall_at_0_5, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
+    check('flat renderings', 'FPR at 0.5', flat.fpr_at_0_5, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
+    check('tagged flat records', 'ROC-AUC', tag('flat').roc_auc, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
+  ];
+
+  const metrics: Record<string, number> = {
+    structure_baseline_roc_auc: r4(structure.roc_auc),
+    structure_baseline_roc_auc_generated_only: r4(structureGenerated.roc_auc),
+    recut_min_share_stable: r4(recut.min_share_stable),
+    ...Object.fromEntries(recut.rows.flatMap((r) => [
+      [`recut_share_stable_${r.recut}`, r4(r.share_stable)],
+      [`recut_roc_auc_${r.recut}`, r4(r.roc_auc)],
+    ])),
+    short_benign_flagged: r4(short.benign_flagged),
+    short_benign_high_or_critical: r4(short.benign_high_or_critical),
+    short_benign_max_score: r4(short.benign_max_score),
+    short_predatory_vs_benign_roc_auc: r4(short.roc_auc_predatory_vs_benign),
+    short_predator_named: r4(short.predator_named),
+    flat_roc_auc: r4(flat.roc_auc),
+    flat_recall_at_0_5: r4(flat.recall_at_0_5),
+    flat_fpr_at_0_5: r4(flat.fpr_at_0_5),
+    ...Object.fromEntries(tags.map((t) => [`tagged_${t.slice.replace(/-/g, '_')}_roc_auc`, r4(t.roc_auc)])),
+    register_shift_roc_auc: r4(tag('register-shift').roc_auc),
+    attribution_accuracy_prefixed: r4(attribution[0]?.accuracy ?? Number.NaN),
+    attribution_accuracy_long: r4(attribution.find((a) => a.slice === 'tagged long')?.accuracy ?? Number.NaN),
+    attribution_accuracy_in_kind: r4(attribution.find((a) => a.slice === 'tagged in-kind')?.accuracy ?? Number.NaN),
+    probes_predator_named: r4(attribution[attribution.length - 1]?.accuracy ?? Number.NaN),
+  };
+  return {
+    checks,
+    structure_baseline: structure,
+    structure_baseline_generated_only: structureGenerated,
+    recut_invariance: recut,
+    short_chats: short,
+    tag_slices: tags,
+    derived_slices: derived,
+    register_shift_families: families,
+    flat_renderings: flat,
+    attribution,
+    metrics,
+  };
+}
+
+const f = (x: number, d = 3): string => (Number.isFinite(x) ? String(Math.round(x * 10 ** d) / 10 ** d) : 'n/a');
+const mark = (p: boolean | null): string => (p === null ? 'n/a' : p ? 'PASS' : 'FAIL');
+
+function sliceTable(rows: readonly SliceRow[]): string {
+  return [
+    '| slice | n | harmful | ROC-AUC | AUC against | recall at 0.5 | FPR at 0.5 |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.slice} | ${r.conversations} | ${r.harmful} | ${f(r.roc_auc)} | ${r.auc_against} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} |`),
+  ].join('\n');
+}
+
+export function guardsMarkdown(g: GuardsReport): string {
+  const s = g.short_chats;
+  const rc = g.recut_invariance;
+  const fam = g.register_shift_families.map((r) => `| ${r.family} | ${r.harmful ? 'harmful' : 'benign'} | ${r.conversations} | ${f(r.mean_score)} | ${f(r.flagged)} |`);
+  return `## Shortcut guards
+Checks that the model reads content rather than layout (issue "The model reads real chats"). Every
+target is stated next to its figure; n/a means nothing in this corpus could measure it.
+
+| guard | figure | value | target | result |
+|---|---|---|---|---|
+${g.checks.map((c) => `| ${c.guard} | ${c.figure} | ${f(c.value)} | ${c.target} | ${mark(c.pass)} |`).join('\n')}
+
+### Structure-only baseline
+L2 logistic regression (Newton, standardized on train) on ${g.structure_baseline.features.length} features read only through
+\`parseTurns\` and character classes, no words; trained on ${g.structure_baseline.train} train conversations,
+tested on ${g.structure_baseline.test}. Test ROC-AUC **${f(g.structure_baseline.roc_auc)}** (target <= ${STRUCTURE_TARGET_MAX_AUC};
+above it the generator leaks the label through structure). On generated chats only (no real chats in
+train or test): **${f(g.structure_baseline_generated_only.roc_auc)}** (${g.structure_baseline_generated_only.test} test conversations). Standardized weights (all chats):
+${Object.entries(g.structure_baseline.weights).map(([k, v]) => `\`${k}\` ${v}`).join(', ')}.
+
+### Re-cut invariance
+${rc.conversations} test conversations (deterministic subsample by id hash), each scored as written and re-cut
+(ages unchanged). ROC-AUC as written: ${f(rc.roc_auc_original)}. Target: for every guarded re-cut, >= ${RECUT_TARGET_SHARE} of
+conversations move by < ${RECUT_MAX_MOVE}. \`alternating_word_lines\` (flat text re-cut into 4-word lines under
+alternating made-up speakers) is reported, not guarded.
+
+| re-cut | guarded | share moving < ${RECUT_MAX_MOVE} | mean abs move | ROC-AUC of rendering | result |
+|---|---|---|---|---|---|
+${rc.rows.map((r) => `| ${r.recut} | ${r.guarded ? 'yes' : 'no'} | ${f(r.share_stable)} | ${f(r.mean_abs_move)} | ${f(r.roc_auc)} | ${r.guarded ? mark(r.pass) : '-'} |`).join('\n')}
+
+### Short chats (hand-written, never trained on)
+${s.benign} benign 1-4 turn chats (the issue's \`user1: hi\`, \`user1: lol\\nuser2: lmao\`... and seeded combinations)
+and ${s.predatory} predatory openers. Benign flagged (> 0.5): **${f(s.benign_flagged)}** (target <= ${SHORT_TARGETS.benign_flagged_max});
+High Risk or Critical (>= 0.6): **${f(s.benign_high_or_critical)}** (target 0); max benign score **${f(s.benign_max_score)}**
+(floor ${SHORT_TARGETS.benign_max_score}); mean benign score ${f(s.benign_mean_score)}. Predatory openers flagged: ${f(s.predatory_recall_at_0_5)};
+ROC-AUC predatory vs benign **${f(s.roc_auc_predatory_vs_benign)}** (target >= ${SHORT_TARGETS.roc_auc_min}); predator named in ${s.predatory_flagged_named}.
+
+Highest-scoring benign short chats:
+${s.worst_benign.map((w) => `- ${w.harmful_score}: \`${w.conversation.replace(/\n/g, ' / ')}\``).join('\n')}
+
+### Flat renderings and tagged slices
+Flat renderings: every test record flattened with \`recut.flatten\` (no prefixes, no line breaks), a proxy for
+moderator exports. Targets: ROC-AUC >= ${FLAT_TARGETS.roc_auc_min}, recall at 0.5 >= ${FLAT_TARGETS.recall_min}, FPR at 0.5 <= ${FLAT_TARGETS.fpr_max}: **${mark(g.flat_renderings.pass)}**.
+Tagged slices use the corpus's \`tags\` (empty when no record carries the tag); \`derived\` rows count turns through
+\`parseTurns\` instead. A slice with one class only is ranked against the other class of the whole test split.
+
+${sliceTable([g.flat_renderings, ...g.tag_slices, ...g.derived_slices])}
+
+Register-shift records per family:
+${fam.length === 0 ? '(no test record is tagged register-shift)' : ['| family | class | n | mean score | share > 0.5 |', '|---|---|---|---|---|', ...fam].join('\n')}
+
+### Attribution by slice
+Flat records (tagged \`flat\`, or with no speaker prefix) are excluded: for flat text the service names
+nobody by design (\`predatory_user\` 'neither').
+
+| slice | harmful | predator named | accuracy | flagged | accuracy among flagged |
+|---|---|---|---|---|---|
+${g.attribution.map((a) => `| ${a.slice} | ${a.harmful} | ${a.correct} of ${a.harmful} | ${f(a.accuracy)} | ${a.flagged} | ${f(a.accuracy_flagged)} |`).join('\n')}
+`;
+}

@@ -1,0 +1,96 @@
+// Re-cut invariance: the same words cut into lines differently (4-word lines, one line per speaker
+// run, one flat line with no prefixes) must score about the same. The shipped 1.1.0 moved from ~0 to
+// ~1 when a chat was re-cut into 4-word turns: it had learned turn structure, not content.
+// Target: for every re-cut in RECUTS, at least 90 % of conversations move by less than 0.15.
+
+import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
+import { RECUTS, alternatingWordLines, type Recut } from '../data/recut.ts';
+import { hash32 } from '../data/rng.ts';
+import type { LabeledConversation } from '../data/record.ts';
+import { mean, rocAuc } from './metrics.ts';
+
+export const RECUT_MAX_MOVE = 0.15;
+export const RECUT_TARGET_SHARE = 0.9;
+
+/** Anything that scores requests the way the server does (an EngineScorer). */
+export interface BatchScorer {
+  score(requests: ScoreRequest[]): Promise<Prediction[]>;
+}
+
+export async function scoreInBatches(scorer: BatchScorer, requests: readonly ScoreRequest[], batch = 100): Promise<Prediction[]> {
+  const out: Prediction[] = [];
+  for (let i = 0; i < requests.length; i += batch) out.push(...(await scorer.score(requests.slice(i, i + batch))));
+  return out;
+}
+
+/** Up to `max` records, chosen by a hash of their id (deterministic, independent of corpus order). */
+export function deterministicSubsample<T extends { id: string }>(records: readonly T[], max: number, salt = 'recut'): T[] {
+  if (records.length <= max) return [...records];
+  return [...records]
+    .map((r) => ({ r, h: hash32(`${salt}:${r.id}`) }))
+    .sort((a, b) => a.h - b.h || (a.r.id < b.r.id ? -1 : 1))
+    .slice(0, max)
+    .map(({ r }) => r);
+}
+
+export interface RecutRow {
+  recut: string;
+  conversations: number;
+  /** Share whose harmful_score moved by less than RECUT_MAX_MOVE. */
+  share_stable: number;
+  mean_abs_move: number;
+  /** ROC-AUC of the re-cut rendering (harmful vs benign). */
+  roc_auc: number;
+  /** Whether the row is one of the guarded re-cuts (alternatingWordLines is reported, not guarded). */
+  guarded: boolean;
+  pass: boolean;
+}
+
+export interface RecutReport {
+  conversations: number;
+  roc_auc_original: number;
+  rows: RecutRow[];
+  /** The smallest share_stable over the guarded re-cuts. */
+  min_share_stable: number;
+}
+
+export const EXTRA_RENDERINGS: Readonly<Record<string, (conversation: string) => string>> = {
+  alternating_word_lines: (c) => alternatingWordLines(c, 4),
+};
+
+/** Per-rendering stability against the original scores; pure, so tests can use it on their own scores. */
+export function stabilityRow(name: string, labels: readonly number[], original: readonly number[], recut: readonly number[], guarded: boolean): RecutRow {
+  const moves = recut.map((s, i) => Math.abs(s - (original[i] as number)));
+  const share = mean(moves.map((m) => (m < RECUT_MAX_MOVE ? 1 : 0)));
+  return {
+    recut: name,
+    conversations: moves.length,
+    share_stable: share,
+    mean_abs_move: mean(moves),
+    roc_auc: rocAuc(labels, recut),
+    guarded,
+    pass: !guarded || share >= RECUT_TARGET_SHARE,
+  };
+}
+
+/**
+ * Scores each record as it is and as re-cut by every RECUTS entry (plus alternatingWordLines as an
+ * extra, unguarded row), with the record's ages unchanged: only the line cutting differs.
+ */
+export async function recutInvariance(scorer: BatchScorer, records: readonly LabeledConversation[], max = 1500): Promise<RecutReport> {
+  const sample = deterministicSubsample(records, max);
+  const labels = sample.map((r) => r.label);
+  const req = (r: LabeledConversation, conversation: string): ScoreRequest => ({ conversation, age_a: r.age_a, age_b: r.age_b });
+  const original = (await scoreInBatches(scorer, sample.map((r) => req(r, r.conversation)))).map((p) => p.harmful_score);
+  const rows: RecutRow[] = [];
+  const renderings: Array<[string, (c: string) => string, boolean]> = [
+    ...(Object.entries(RECUTS) as Array<[Recut, (c: string) => string]>).map(([k, f]): [string, (c: string) => string, boolean] => [k, f, true]),
+    ...Object.entries(EXTRA_RENDERINGS).map(([k, f]): [string, (c: string) => string, boolean] => [k, f, false]),
+  ];
+  for (const [name, f, guarded] of renderings) {
+    const scores = (await scoreInBatches(scorer, sample.map((r) => req(r, f(r.conversation))))).map((p) => p.harmful_score);
+    rows.push(stabilityRow(name, labels, original, scores, guarded));
+  }
+  const guardedShares = rows.filter((r) => r.guarded).map((r) => r.share_stable);
+  return { conversations: sample.length, roc_auc_original: rocAuc(labels, original), rows, min_share_stable: Math.min(...guardedShares) };
+}

@@ -1,0 +1,173 @@
+// Slices of the test split by how a record was rendered (its `tags`: flat, excerpt, short, long,
+// register-shift, in-kind), flat renderings of every test record (a proxy for moderator exports), and
+// attribution by slice. Tags come from the data generator; a tag no record carries gives an empty row.
+
+import { parseTurns } from '../../src/scoring/conversation.ts';
+import type { Prediction } from '../../src/scoring/types.ts';
+import { flatten } from '../data/recut.ts';
+import type { LabeledConversation } from '../data/record.ts';
+import type { Probe } from './probes.ts';
+import { atThreshold, mean, rocAuc } from './metrics.ts';
+import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
+
+export const SLICE_TAGS = ['flat', 'excerpt', 'short', 'long', 'register-shift', 'in-kind'] as const;
+/** Issue targets for flat text: ROC-AUC >= 0.90, >= 60 % of grooming flagged, <= 5 % of others flagged. */
+export const FLAT_TARGETS = { roc_auc_min: 0.9, recall_min: 0.6, fpr_max: 0.05 } as const;
+
+export interface SliceRow {
+  slice: string;
+  conversations: number;
+  harmful: number;
+  /** ROC-AUC within the slice; when the slice holds one class only, against the other class of the whole test split. */
+  roc_auc: number;
+  auc_against: 'slice' | 'all test benign' | 'all test harmful' | 'none';
+  recall_at_0_5: number;
+  fpr_at_0_5: number;
+}
+
+const hasTag = (r: LabeledConversation, tag: string): boolean => r.tags?.includes(tag) ?? false;
+
+export function sliceRow(name: string, idx: readonly number[], test: readonly LabeledConversation[], scores: readonly number[]): SliceRow {
+  const labels = idx.map((i) => (test[i] as LabeledConversation).label as number);
+  const s = idx.map((i) => scores[i] as number);
+  const harmful = labels.filter((y) => y === 1).length;
+  const at = atThreshold(labels, s);
+  let roc = rocAuc(labels, s);
+  let against: SliceRow['auc_against'] = 'slice';
+  if (idx.length === 0) against = 'none';
+  else if (harmful === 0 || harmful === idx.length) {
+    // One class only: rank it against the other class of the whole test split.
+    const want = harmful === 0 ? 1 : 0;
+    const others = test.map((r, i) => (r.label === want ? i : -1)).filter((i) => i >= 0);
+    roc = rocAuc([...labels, ...others.map(() => want)], [...s, ...others.map((i) => scores[i] as number)]);
+    against = others.length === 0 ? 'none' : want === 1 ? 'all test harmful' : 'all test benign';
+  }
+  return {
+    slice: name,
+    conversations: idx.length,
+    harmful,
+    roc_auc: roc,
+    auc_against: against,
+    recall_at_0_5: harmful === 0 ? Number.NaN : at.recall,
+    fpr_at_0_5: harmful === idx.length ? Number.NaN : at.fpr,
+  };
+}
+
+/** One row per tag in SLICE_TAGS (empty rows for tags no record carries). */
+export function tagSlices(test: readonly LabeledConversation[], scores: readonly number[]): SliceRow[] {
+  return SLICE_TAGS.map((tag) =>
+    sliceRow(
+      tag,
+      test.map((r, i) => (hasTag(r, tag) ? i : -1)).filter((i) => i >= 0),
+      test,
+      scores,
+    ),
+  );
+}
+
+/** Turn counts at or above which a chat counts as long, at or below which as short, when untagged. */
+export const DERIVED_LONG_TURNS = 40;
+export const DERIVED_SHORT_TURNS = 4;
+
+const turnCount = (r: LabeledConversation): number => parseTurns(r.conversation).length;
+
+/**
+ * Length slices read from the text itself (turn counts through parseTurns), so short and long chats are
+ * measured even while the corpus carries no `short` / `long` tags.
+ */
+export function derivedSlices(test: readonly LabeledConversation[], scores: readonly number[]): SliceRow[] {
+  const turns = test.map(turnCount);
+  const pick = (ok: (n: number) => boolean): number[] => turns.map((n, i) => (ok(n) ? i : -1)).filter((i) => i >= 0);
+  return [
+    sliceRow(`derived: 1-${DERIVED_SHORT_TURNS} turns`, pick((n) => n <= DERIVED_SHORT_TURNS), test, scores),
+    sliceRow(`derived: >= ${DERIVED_LONG_TURNS} turns`, pick((n) => n >= DERIVED_LONG_TURNS), test, scores),
+  ];
+}
+
+export interface FamilyRow {
+  family: string;
+  harmful: number;
+  conversations: number;
+  mean_score: number;
+  flagged: number;
+}
+
+/** Records tagged register-shift, per family. */
+export function registerShiftFamilies(test: readonly LabeledConversation[], scores: readonly number[]): FamilyRow[] {
+  const rows = new Map<string, FamilyRow>();
+  test.forEach((r, i) => {
+    if (!hasTag(r, 'register-shift')) return;
+    const row = rows.get(r.family) ?? { family: r.family, harmful: r.label, conversations: 0, mean_score: 0, flagged: 0 };
+    row.conversations++;
+    row.mean_score += scores[i] as number;
+    row.flagged += (scores[i] as number) > 0.5 ? 1 : 0;
+    rows.set(r.family, row);
+  });
+  return [...rows.values()]
+    .map((r) => ({ ...r, mean_score: r.mean_score / r.conversations, flagged: r.flagged / r.conversations }))
+    .sort((a, b) => b.harmful - a.harmful || a.family.localeCompare(b.family));
+}
+
+export interface FlatRenderingReport extends SliceRow {
+  pass: boolean;
+}
+
+/** Every test record flattened with recut.flatten (no prefixes, no line breaks) and scored with its ages. */
+export async function flatRenderings(scorer: BatchScorer, test: readonly LabeledConversation[]): Promise<FlatRenderingReport> {
+  const preds = await scoreInBatches(
+    scorer,
+    test.map((r) => ({ conversation: flatten(r.conversation), age_a: r.age_a, age_b: r.age_b })),
+  );
+  const scores = preds.map((p) => p.harmful_score);
+  const row = sliceRow('flat renderings (recut.flatten of every test record)', test.map((_, i) => i), test, scores);
+  const pass = row.roc_auc >= FLAT_TARGETS.roc_auc_min && row.recall_at_0_5 >= FLAT_TARGETS.recall_min && row.fpr_at_0_5 <= FLAT_TARGETS.fpr_max;
+  return { ...row, pass };
+}
+
+/** True when the server reads at least one speaker prefix in the text (so it can name a side). */
+export function hasSpeakerPrefixes(conversation: string): boolean {
+  return conversation.split(/\r\n|\r|\n/).some((line) => {
+    const t = parseTurns(line)[0];
+    return t !== undefined && t.speaker !== 'unknown' && t.text.length < line.trim().length;
+  });
+}
+
+export interface AttributionRow {
+  slice: string;
+  harmful: number;
+  correct: number;
+  accuracy: number;
+  /** Among the slice's harmful chats that the model flags (> 0.5). */
+  flagged: number;
+  accuracy_flagged: number;
+}
+
+function attributionRow(name: string, idx: readonly number[], test: readonly LabeledConversation[], preds: readonly Prediction[]): AttributionRow {
+  const ok = (i: number): number => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0);
+  const flagged = idx.filter((i) => (preds[i]?.harmful_score ?? 0) > 0.5);
+  const correct = idx.reduce((s, i) => s + ok(i), 0);
+  return { slice: name, harmful: idx.length, correct, accuracy: idx.length === 0 ? Number.NaN : correct / idx.length, flagged: flagged.length, accuracy_flagged: mean(flagged.map(ok)) };
+}
+
+/**
+ * Attribution on harmful test chats. Flat records (tagged 'flat' or with no speaker prefix) are left
+ * out: for flat text the service names nobody by design (predatory_user 'neither').
+ */
+export function attributionSlices(test: readonly LabeledConversation[], preds: readonly Prediction[]): AttributionRow[] {
+  const harmful = test.map((r, i) => (r.label === 1 && !hasTag(r, 'flat') && hasSpeakerPrefixes(r.conversation) ? i : -1)).filter((i) => i >= 0);
+  const rows = [attributionRow('harmful chats with speaker prefixes', harmful, test, preds)];
+  for (const tag of ['long', 'in-kind', 'excerpt', 'register-shift']) {
+    rows.push(attributionRow(`tagged ${tag}`, harmful.filter((i) => hasTag(test[i] as LabeledConversation, tag)), test, preds));
+  }
+  rows.push(attributionRow(`derived: >= ${DERIVED_LONG_TURNS} turns`, harmful.filter((i) => turnCount(test[i] as LabeledConversation) >= DERIVED_LONG_TURNS), test, preds));
+  return rows;
+}
+
+/** The hand-written harmful probes: predator named in N of M. */
+export function probeAttribution(probes: readonly Probe[], preds: readonly Prediction[]): AttributionRow {
+  const idx = probes.map((p, i) => (p.label === 1 ? i : -1)).filter((i) => i >= 0);
+  const ok = (i: number): number => (preds[i]?.predatory_user === probes[i]?.predator ? 1 : 0);
+  const flagged = idx.filter((i) => (preds[i]?.harmful_score ?? 0) > 0.5);
+  const correct = idx.reduce((s, i) => s + ok(i), 0);
+  return { slice: 'hand-written probes (probes.ts)', harmful: idx.length, correct, accuracy: correct / Math.max(1, idx.length), flagged: flagged.length, accuracy_flagged: mean(flagged.map(ok)) };
+}
