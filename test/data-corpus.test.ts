@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCorpus, switchesWithout } from '../scripts/data/corpus.ts';
 import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, familyMoves, generate } from '../scripts/data/generate.ts';
-import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, registerShiftReal, renderReal } from '../scripts/data/real.ts';
+import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, REAL_REGISTER_SHARE, registerShiftReal, renderReal } from '../scripts/data/real.ts';
 import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../scripts/data/register.ts';
 import { createRng } from '../scripts/data/rng.ts';
 import { parseTurns } from '../src/scoring/conversation.ts';
@@ -42,8 +42,8 @@ describe('data: renderings for both classes', () => {
     expect(short.filter((r) => r.label === 0 && parseTurns(r.conversation).length === 1).length).toBeGreaterThan(100);
     expect(short.filter((r) => r.label === 1).length).toBeGreaterThan(100);
     const smallTalk = corpus.filter((r) => r.family === 'short_small_talk').length / corpus.length;
-    expect(smallTalk).toBeGreaterThan(0.06);
-    expect(smallTalk).toBeLessThan(0.11);
+    expect(smallTalk).toBeGreaterThan(0.07);
+    expect(smallTalk).toBeLessThan(0.13);
   });
 
   it('has long chats of at least 100 turns in both classes', () => {
@@ -165,7 +165,7 @@ describe('data: real benign sets', () => {
     expect(share('test')).toBeLessThan(0.24);
   });
 
-  it('renders half of the real chats in chat register, some flat and as excerpts; every real record is benign', () => {
+  it('renders REAL_REGISTER_SHARE of the real chats in chat register, some flat and as excerpts; every real record is benign', () => {
     const real = renderReal([...casino, ...self], allSwitches(true));
     const shift = registerShiftReal([...casino, ...self], 40);
     for (const r of [...casino, ...self, ...real, ...shift]) {
@@ -173,8 +173,8 @@ describe('data: real benign sets', () => {
       expect(r.predator).toBe('neither');
     }
     const share = (tag: string) => real.filter((r) => has(r, tag)).length / real.length;
-    expect(share('chat-register')).toBeGreaterThan(0.4);
-    expect(share('chat-register')).toBeLessThan(0.6);
+    expect(share('chat-register')).toBeGreaterThan(REAL_REGISTER_SHARE - 0.1);
+    expect(share('chat-register')).toBeLessThan(REAL_REGISTER_SHARE + 0.1);
     expect(share('flat')).toBeGreaterThan(0.05);
     expect(share('excerpt')).toBeGreaterThan(0.1);
     // The training register adds no register-shift marker (a few real chats have one of their own).

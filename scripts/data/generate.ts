@@ -220,11 +220,24 @@ const GROOMING_STAGES: Array<[readonly string[], readonly string[]]> = [
   [P.G_MEET, P.V_HESITANT],
 ];
 
+/**
+ * The predator (role A) asks the age and often tells an adult age of their own: harmless moves alone
+ * (strangers and teens trade ages too), so that what follows decides, and an adult's age is no sign of
+ * a benign chat.
+ */
+function ageExchange(ctx: Ctx, probability: number): void {
+  if (!ctx.rng.chance(probability)) return;
+  ctx.say('A', P.AGE_PROBE);
+  ctx.say('B', P.AGE_ANSWER);
+  if (ctx.rng.chance(0.5)) ctx.say('A', P.AGE_SELF_ADULT);
+}
+
 function grooming(ctx: Ctx, opener: readonly string[], minStages: number, fillerMax: number): Move[] {
   const { rng } = ctx;
   if (rng.chance(0.3)) ctx.line('B', ['hi', 'hey', 'who is this', 'hello?', 'heyy']);
   if (ctx.sw.inKind && rng.chance(0.2)) ctx.victimInitiates();
   ctx.exchange(opener, P.V_FRIENDLY);
+  ageExchange(ctx, 0.35);
   ctx.filler(fillerMax);
   const stages = GROOMING_STAGES.filter(() => rng.chance(0.65));
   while (stages.length < minStages) {
@@ -297,6 +310,9 @@ function opener(ctx: Ctx): Move[] {
   const { rng } = ctx;
   if (rng.chance(0.35)) ctx.line('B', P.SHORT_TALK);
   if (rng.chance(0.3)) ctx.line('A', ['hi', 'hey', 'heyy', 'hello', 'hi there', 'sup', 'hey cutie']);
+  // Half ask the age first: the probe and the answer are harmless alone (small talk asks them too),
+  // the move after them is what makes the chat predatory.
+  ageExchange(ctx, 0.5);
   ctx.say('A', P.G_OPENER);
   if (rng.chance(0.6)) ctx.say('B', rng.pick([P.V_FRIENDLY, P.V_INFO, P.V_HESITANT, P.SHORT_TALK]));
   if (ctx.moves.length < 5 && rng.chance(0.35)) ctx.say('A', P.G_OPENER);
@@ -309,10 +325,20 @@ function smallTalk(ctx: Ctx): Move[] {
   const { rng } = ctx;
   const n = rng.pick([1, 1, 2, 2, 2, 3, 3, 4]);
   let role: Role = 'A';
+  // A third of them are everyday logistics (running late, picking up, errands): meeting talk with no grooming move.
+  const logistics = ctx.sw.hardNegatives && rng.chance(0.35);
+  // Some start by trading ages, as chat strangers and teens do, and go on to harmless talk.
+  if (ctx.sw.hardNegatives && !logistics && rng.chance(0.2)) {
+    ctx.say('A', P.AGE_PROBE);
+    ctx.say('B', P.AGE_ANSWER);
+    if (rng.chance(0.5)) ctx.say('A', P.AGE_SELF_ANY);
+    role = 'A';
+  }
   for (let i = 0; i < n; i++) {
-    if (rng.chance(0.8)) ctx.line(role, P.SHORT_TALK);
-    else ctx.say(role, rng.pick([P.FILLER, P.EVERYDAY, P.EVERYDAY_REPLY]));
-    if (rng.chance(0.8)) role = role === 'A' ? 'B' : 'A';
+    if (logistics) ctx.say(role, i % 2 === 0 ? P.SHORT_LOGISTICS : P.SHORT_LOGISTICS_REPLY);
+    else if (rng.chance(0.5)) ctx.line(role, P.SHORT_TALK);
+    else ctx.say(role, rng.pick([P.FILLER, P.EVERYDAY, P.EVERYDAY, P.EVERYDAY_REPLY]));
+    if (logistics || rng.chance(0.8)) role = role === 'A' ? 'B' : 'A';
   }
   return ctx.moves;
 }
@@ -445,7 +471,7 @@ const FAMILIES: Family[] = [
   { name: 'surprise_party', harmful: false, weight: 1, ages: ['minor', 'any'], build: (c) => benign(c, P.B_PARTY, P.B_PARTY_REPLY, 2, 6) },
   { name: 'marketplace', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => benign(c, P.B_MARKET, P.B_MARKET_REPLY, 2, 6) },
   // Long chats (100-600 messages), both classes: harm spread thinly over days of everyday talk.
-  { name: 'long_grooming', harmful: true, weight: 1.7, ages: ['adult', 'minor'], requires: 'long', build: (c) => longChat(c, pickStages(c.rng, 0.75, 4), []) },
+  { name: 'long_grooming', harmful: true, weight: 2.5, ages: ['adult', 'minor'], requires: 'long', build: (c) => longChat(c, pickStages(c.rng, 0.75, 4), []) },
   { name: 'long_everyday', harmful: false, weight: 1.2, ages: ['any', 'any'], requires: 'long', build: (c) => longChat(c, [], []) },
   longWithHardNegatives('long_family', 0.5, ['adult', 'minor'], LONG_FAMILY_MOVES),
   longWithHardNegatives('long_friends', 0.5, ['minor', 'minor'], LONG_FRIEND_MOVES),
@@ -454,7 +480,7 @@ const FAMILIES: Family[] = [
   { name: 'adult_sexting', harmful: false, weight: 1.5, ages: ['adult', 'adult'], requires: 'hardNegatives', build: (c) => mutual(c, P.B_SEXT, 2, 9, P.B_FLIRT) },
   { name: 'teen_flirting', harmful: false, weight: 1.5, ages: ['minor', 'minor'], requires: 'hardNegatives', build: (c) => mutual(c, P.T_FLIRT, 2, 9, P.FILLER) },
   // Short chats: greetings and fragments (benign) against 1-6 turn predatory openers (harmful).
-  { name: 'short_small_talk', harmful: false, weight: 4.3, ages: ['any', 'any'], requires: 'short', build: smallTalk },
+  { name: 'short_small_talk', harmful: false, weight: 5, ages: ['any', 'any'], requires: 'short', build: smallTalk },
   { name: 'grooming_opener', harmful: true, weight: 2, ages: ['adult', 'minor'], requires: 'short', build: opener },
 ];
 
@@ -665,9 +691,9 @@ export const HARMFUL_FAMILIES: readonly string[] = FAMILIES.filter((f) => f.harm
 export const RENDERING = {
   excerptLong: 0.7,
   excerpt: 0.15,
-  flatExcerpt: 0.4,
-  flat: 0.08,
-  recut: { split: 0.07, merge: 0.06, flat: 0.03 },
+  flatExcerpt: 0.5,
+  flat: 0.15,
+  recut: { split: 0.12, merge: 0.08, flat: 0.08 },
 } as const;
 
 /** Turn the rendered chat text flat or re-cut it, by the switches; returns the text and its tags. */

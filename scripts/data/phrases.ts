@@ -11,6 +11,10 @@ export const SLOTS: Record<string, readonly string[]> = {
   place: ['the mall', 'the park', 'the library', 'the bus stop', 'the skate park', 'mcdonalds', 'the gas station', 'the corner store', 'the train station', 'the school gate'],
   gift: ['a gift card', 'robux', 'v-bucks', 'a new phone', 'airpods', 'a new headset', 'skins', 'a nitro sub', 'some cash', 'a hoodie'],
   amount: ['$20', '$50', '$100', '200 bucks', '$500', '1000 robux', '5k vbucks', '$300', '50 dollars', '$150'],
+  // Numbers of everyday talk (minutes, scores, grades, rooms, ages of siblings) in both classes, so that
+  // a number from 10 to 17 is no cue on its own: a model trained without them flagged `user1: 10` at 0.996.
+  adult: ['19', '21', '22', '24', '25', '27', '28', '30', '32', '35', '38', '40', '42', '45', '50'],
+  num: ['2', '3', '4', '5', '7', '10', '11', '12', '13', '14', '15', '16', '17', '18', '20', '25', '30', '40', '45', '60', '100'],
   time: ['3', '4:30', '5pm', '6', 'noon', '7:15', 'after lunch', '8am', '3:45', 'half past 4'],
   day: ['friday', 'saturday', 'sunday', 'tomorrow', 'tonight', 'monday', 'this weekend', 'thursday'],
   hobby: ['drawing', 'dance', 'skating', 'soccer', 'singing', 'anime', 'gymnastics', 'music', 'makeup tutorials', 'coding'],
@@ -884,6 +888,7 @@ export const B_CHILD = [
   'love youuu',
   'ok ill turn it on',
   'dont be mad but i forgot my jacket',
+  'im {age} now mom', 'can i go pls im {age} not a baby', 'practice is at {num} past', 'i got {num} out of {num}',
 ];
 
 export const B_TEACHER = [
@@ -1384,6 +1389,28 @@ export const G_OPENER = [
   'send a pic in ur pjs', 'can i see u on facetime tonight',
 ];
 
+/** Asking someone's age: harmless alone (strangers and teens ask it too); what follows it decides. */
+export const AGE_PROBE = [
+  'asl', 'asl?', 'asl pls', 'how old r u', 'how old are you', 'age?', 'wat grade r u in', 'what grade are you in',
+  'r u in middle school', 'how old r u again', 'u in high school?', 'hbu how old', 'age and location?', 'how old',
+  'r u older than me', 'wait how old r u', 'u look young, how old r u', 'whats ur age',
+];
+
+/** Answers with an age, the minor's or anyone's ({age} is the answering side's age). */
+export const AGE_ANSWER = [
+  '{age} f', '{age} m', '{age}', 'im {age}', '{age} u?', '{age} f, u?', '{age} and u', 'im {age} why', '{age} f cali',
+  '{age} m tx', 'just turned {age}', '{age} lol', 'almost {age}', '{age}, hbu', 'grade {num}', '{age} f here',
+];
+
+/** The adult telling their own age, as predators often do (or lie about it): harmless alone. */
+export const AGE_SELF_ADULT = [
+  '{adult} m', 'im {adult}', '{adult} m here', 'im {adult}, is that weird?', 'im a bit older, {adult}', '{adult}, does that bother u?',
+  '{adult} m, u?', 'im {adult} but i feel younger lol', '{adult} lol old i know', 'im {adult}, we can still be friends right',
+];
+
+/** Anyone telling their own age back in small talk. */
+export const AGE_SELF_ANY = ['im {num}', '{num} m', '{num} f', 'same lol', 'cool im {num}', '{num} here', 'oh im {num}', '{adult} m', 'im {adult}'];
+
 // ---- hard negatives that share the vocabulary ------------------------------------------------
 
 /** Consenting adults flirting and sexting, mild and non-graphic, both sides alike, with adult cues. */
@@ -1408,6 +1435,7 @@ export const T_FLIRT = [
   'r we dating now lol', 'i told my best friend about u', 'ur voice is cute', 'send me a pic of ur new haircut',
   'omg stop', 'lol u like me', 'wanna play {game} later', 'ur so funny in {subject}', 'i had a dream about u lol',
   'gn cutie', 'can i hold ur hand at the movies', 'my sister thinks ur cute lol', 'we have {subject} together tmrw',
+  'how old r u again lol', 'im {age} lol u?', 'we r both {age} lol', 'ur in grade {num} right',
 ];
 
 /** One-line greetings and fragments: the shortest chats an appliance sees. */
@@ -1438,6 +1466,7 @@ export const EVERYDAY = [
   'i got a haircut', 'my mom wants me to clean my room', 'i just finished practice', 'traffic was terrible',
   'what time do u get off', 'i love this weather', 'rain again ugh', 'did u sleep ok', 'bus was late again',
   'we have a long weekend', 'i slept till noon lol', 'that concert looks sick', 'we got a new puppy',
+  'running {num} min late', 'got a {num} on the quiz lol', 'we won {num} to {num}', 'my little cousin turns {num} on {day}', 'its like {num} degrees out', 'class is in room {num}', 'only {num} more days till break', 'i have {num} tabs open lol', 'bus {num} is late again', 'im {age} and still cant drive lol', 'my brother is {num} and so annoying', 'i slept like {num} hours', 'level {num} finally', 'we have {num} pages to read', 'my grandma turned {num}', 'i ran {num} laps at practice',
 ];
 
 /** Replies that carry everyday talk on. */
@@ -1446,4 +1475,30 @@ export const EVERYDAY_REPLY = [
   'wait really', 'lmao', 'yeah', 'mood', 'true', 'for real', 'omg', 'ok', 'hbu', 'not much', 'mm nice',
   'i wish', 'i love that song', 'i had {food} too', 'what game', 'thats annoying', 'same here lol', 'k',
   'what happened', 'ugh i hate that', 'i might go too', 'i have work', 'i have practice {day}', 'cool cool',
+  'in {num} min', '{num} more min', 'lol {num}', 'im {age} too', '{num} pages??', 'only {num}?', '{num}',
+];
+
+/**
+ * Everyday logistics in a line or two, between family, friends or coworkers: picking up, running late,
+ * errands, times and places. Short benign chats that talk about meeting without any grooming move, so
+ * "pick me up at 4" from a kid to a parent is no cue on its own.
+ */
+export const SHORT_LOGISTICS = [
+  'running late', 'running 5 min late sorry', 'be there in 10', 'on my way', 'omw', 'here', 'im outside',
+  'can u pick me up at {time}', 'pick me up after practice?', 'can u come get me', 'where r u', 'where are you parked',
+  'we need milk', 'can u grab bread on the way home', 'dinner at 6', 'whats for dinner', 'did u feed the dog',
+  'dont forget ur lunch', 'practice moved to {time}', 'bus is late again', 'leaving school now', 'at the store need anything',
+  'call me when u get this', 'meeting got moved to {time}', 'ill be home late', 'can u let the dog out',
+  'mom said be home by {time}', 'is the game still on {day}', 'traffic is bad, 15 more min', 'u still at work?',
+  'grab me a coffee?', 'charger is in the kitchen', 'forgot my keys, can u open the door', 'see u at {place} at {time}',
+  'class ended early', 'the car is making a weird noise', 'tell dad i took the bus', 'we out of eggs',
+  'running {num} min late', 'be there in {num}', '{num} min away', 'leaving in {num}', 'bus {num} or {num}?', 'room {num}', '{num} min',
+];
+
+/** Replies to logistics. */
+export const SHORT_LOGISTICS_REPLY = [
+  'np', 'ok', 'k', 'ok see u', 'thx', 'will do', 'ill grab some', 'sure', 'ok be safe', 'see u soon', 'ok love u',
+  'coming', 'no worries', 'kk', 'yep', 'got it', 'ok text me when ur there', 'sounds good', 'on it', 'ty', 'ok drive safe',
+  'ill be there', 'at the front?', 'yes pls', 'no thanks', 'already did', 'its fine', 'ok hurry', 'cool', '👍', 'ok <3',
+  '{num}', 'ok {num} works', 'in {num}?', 'k {num} min',
 ];

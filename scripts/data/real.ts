@@ -174,11 +174,11 @@ export function loadSelfDialogue(dataDir = DEFAULT_DATA_DIR, subset = SELF_DIALO
 }
 
 /** Share of real chats written in chat register (the rest stay as written). */
-export const REAL_REGISTER_SHARE = 0.5;
+export const REAL_REGISTER_SHARE = 0.7;
 
 /**
- * Real chats rendered as generated ones are: half in chat register (lowercase, shorthand, typos,
- * bursts...), then excerpts, flat text and re-cuts with the generator's probabilities. Seeded by
+ * Real chats rendered as generated ones are: most (REAL_REGISTER_SHARE) in chat register (lowercase,
+ * shorthand, typos, bursts...), then excerpts, flat text and re-cuts with the generator's probabilities. Seeded by
  * each record's id, so the result does not depend on order.
  */
 export function renderReal(records: readonly LabeledConversation[], sw: Pick<DataSwitches, 'register' | 'excerpts' | 'flat' | 'recut'>): LabeledConversation[] {
