@@ -1,8 +1,10 @@
 // Shortcut guards run against the SHIPPED model (models/conversation-risk) through the server's own
-// scoring path. They state rules a model must meet to be shipped (issue "The model reads real chats");
-// model 1.1.0 breaks them (a lone `user1: hi` scores 1.0; re-cutting a chat moves its score), so these
-// tests fail until a model that reads content rather than layout is installed. Each failure names the
-// rule and prints the measured figure.
+// scoring path, with the issue's own targets (issue "The model reads real chats"): every benign short
+// chat at or below 0.6, and at least 90 % of conversations moving by less than 0.15 under each re-cut.
+// Model 1.1.0 broke them outright (a lone `user1: hi` scored 1.0; flattening moved a third of the
+// scores by 0.15 or more). This fixed set of 260 conversations is a sample: `npm run eval` measures
+// the same rules on 1,500 conversations of the full test split and reports them with PASS/FAIL.
+// Each failure prints the measured figure.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
