@@ -1,5 +1,5 @@
 // Re-cut invariance: the same words cut into lines differently (4-word lines, one line per speaker
-// run, one flat line with no prefixes) must score about the same. The shipped 1.1.0 moved from ~0 to
+// run, one flat line with no prefixes) must score about the same. Model 1.1.0 moved from ~0 to
 // ~1 when a chat was re-cut into 4-word turns: it had learned turn structure, not content.
 // Target: for every re-cut in RECUTS, at least 90 % of conversations move by less than 0.15.
 

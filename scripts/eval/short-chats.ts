@@ -1,4 +1,4 @@
-// Hand-written short chats, never used in training: the shipped 1.1.0 scored a lone `user1: hi` at
+// Hand-written short chats, never used in training: model 1.1.0 scored a lone `user1: hi` at
 // 1.0 (Critical). Benign ones are composed from small hand-written lists with a fixed seed (varied
 // register: lowercase, typos, emoticons); predatory openers are 1-4 turns with the predator's side given.
 // Targets: <= 5 % of benign flagged (> 0.5), none High Risk or Critical (>= 0.6), max benign score
