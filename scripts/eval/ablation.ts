@@ -41,6 +41,12 @@ export const COLUMNS: readonly Column[] = [
   },
   { title: 'short benign flagged', keys: ['short_benign_flagged'], ok: (v) => v <= SHORT_TARGETS.benign_flagged_max, target: `<= ${SHORT_TARGETS.benign_flagged_max}` },
   {
+    title: 'short benign max score',
+    keys: ['short_benign_max_score'],
+    ok: (v) => v <= SHORT_TARGETS.benign_max_score,
+    target: `<= ${SHORT_TARGETS.benign_max_score}`,
+  },
+  {
     title: 'short predatory vs benign ROC-AUC',
     keys: ['short_predatory_vs_benign_roc_auc'],
     ok: (v) => v >= SHORT_TARGETS.roc_auc_min,
@@ -67,13 +73,13 @@ export function ablationMarkdown(rows: ReadonlyArray<{ label: string; report: Ev
   const head = `| run | ${COLUMNS.map((c) => c.title).join(' | ')} |`;
   const sep = `|---|${COLUMNS.map(() => '---').join('|')}|`;
   const targets = `| *target* | ${COLUMNS.map((c) => c.target ?? '').join(' | ')} |`;
-  const body = rows.map(({ label, report }) => {
-    const model = report.model?.version === undefined ? '' : ` (${report.model.name ?? 'model'} ${report.model.version})`;
-    return `| ${label}${model} | ${COLUMNS.map((c) => cell(report, c)).join(' | ')} |`;
-  });
+  // Rows are labelled by what they leave out, not by the manifest's version: every row of one
+  // ablation carries the version its recipe defaults to, which would tell them apart by nothing.
+  const body = rows.map(({ label, report }) => `| ${label} | ${COLUMNS.map((c) => cell(report, c)).join(' | ')} |`);
   return `# Ablation
 
-One row per evaluation run (\`scripts/eval/run.ts\`, each on its own corpus's test split). ✗ marks a
+One row per evaluation run (\`scripts/eval/run.ts\`, on the test split each was given; \`ablation.sh\`
+gives every row the shipped model's). ✗ marks a
 figure that misses its target; n/a a figure the run did not measure (e.g. no record tagged
 register-shift). Flat figures: every test record flattened with \`recut.flatten\`. Re-cut invariance:
 the smallest, over the re-cuts split4 / merge_runs / flat, share of conversations whose score moves by

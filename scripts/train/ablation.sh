@@ -11,7 +11,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-EPOCHS=5; N=8000; ROWS="full wordpiece no-register no-flat-excerpts-recut no-long-inkind-hardneg no-new-real all-off"
+EPOCHS=5; N=8000; ROWS="full finetuned wordpiece no-register no-flat-excerpts-recut no-long-inkind-hardneg no-new-real all-off"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --epochs) EPOCHS="$2"; shift 2 ;;
@@ -24,13 +24,14 @@ BASE="$ROOT/.tmp/ablation"; mkdir -p "$BASE" "$ROOT/reports"
 
 # label and train.sh arguments of each row
 declare -A LABEL ARGS
-LABEL[full]="shipped recipe: hybrid vocabulary + pretrained vectors, all data changes"; ARGS[full]=""
+LABEL[full]="shipped recipe: hybrid vocabulary, frozen pretrained vectors, all data changes"; ARGS[full]=""
 LABEL[wordpiece]="WordPiece from scratch (no pretrained vectors), all data changes"; ARGS[wordpiece]="--vocab wordpiece"
+LABEL[finetuned]="hybrid vocabulary, pretrained vectors fine-tuned (a learned correction per word)"; ARGS[finetuned]="--pretrained-residual"
 LABEL[no-register]="without chat register (register, register-shift)"; ARGS[no-register]="--without register,registerShift"
 LABEL[no-flat-excerpts-recut]="without flat renderings, excerpts and re-cuts"; ARGS[no-flat-excerpts-recut]="--without flat,excerpts,recut"
 LABEL[no-long-inkind-hardneg]="without long chats, in-kind replies and new hard negatives"; ARGS[no-long-inkind-hardneg]="--without long,inKind,hardNegatives,short"
 LABEL[no-new-real]="without CaSiNo and Self-dialogue"; ARGS[no-new-real]="--without newRealSets"
-LABEL[all-off]="all data changes off, WordPiece from scratch (close to model 1.1.0's recipe)"; ARGS[all-off]="--vocab wordpiece --without register,registerShift,flat,excerpts,recut,long,inKind,hardNegatives,short,newRealSets"
+LABEL[all-off]="all data changes off, WordPiece from scratch (model 1.1.0's recipe)"; ARGS[all-off]="--vocab wordpiece --without register,registerShift,flat,excerpts,recut,long,inKind,hardNegatives,short,newRealSets"
 
 # The common test split: the shipped recipe's full corpus.
 COMMON="$ROOT/.tmp/train/corpus.jsonl"
@@ -43,7 +44,7 @@ for row in $ROWS; do
     # shellcheck disable=SC2086
     bash scripts/train/train.sh --no-eval --epochs "$EPOCHS" --n "$N" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
   fi
-  node scripts/eval/run.ts --model "$dir/model" --corpus "$COMMON" --out "$dir/eval" --quick --no-card --no-manifest --no-plots > "$dir/eval.log" 2>&1
+  [[ -f "$dir/eval/eval.json" ]] || node scripts/eval/run.ts --model "$dir/model" --corpus "$COMMON" --out "$dir/eval" --quick --no-card --no-manifest --no-plots > "$dir/eval.log" 2>&1
   row_args+=(--row "${LABEL[$row]}=$dir/eval/eval.json")
 done
 node scripts/eval/ablation.ts "${row_args[@]}" --out reports/ablation.md
