@@ -7,11 +7,12 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RENDERING, excerptWindow, finishRendering, type DataSwitches } from './generate.ts';
+import { LONG_TURNS, RENDERING, SHORT_TURNS, excerptWindow, finishRendering, type DataSwitches } from './generate.ts';
 import { turnsOf } from './recut.ts';
 import { drawRegister, joinLines, registerLines, shiftLines, type Item } from './register.ts';
 import { createRng, hash32 } from './rng.ts';
 import type { LabeledConversation, Split } from './record.ts';
+import type { Turn } from '../../src/scoring/types.ts';
 
 export const DEFAULT_DATA_DIR = new URL('../../../shared/data/', import.meta.url).pathname;
 
@@ -173,6 +174,11 @@ export function loadSelfDialogue(dataDir = DEFAULT_DATA_DIR, subset = SELF_DIALO
   });
 }
 
+/** A real chat's turns as register items: side 0 is user1, side 1 user2. */
+function itemsOf(turns: readonly Turn[]): Item[] {
+  return turns.map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
+}
+
 /** Share of real chats written in chat register (the rest stay as written). */
 export const REAL_REGISTER_SHARE = 0.7;
 
@@ -186,12 +192,12 @@ export function renderReal(records: readonly LabeledConversation[], sw: Pick<Dat
     const rng = createRng(hash32(`render:${r.id}`));
     let turns = turnsOf(r.conversation);
     const tags: string[] = [];
-    if (sw.excerpts && turns.length > 2 && rng.chance(turns.length >= 100 ? RENDERING.excerptLong : RENDERING.excerpt)) {
+    if (sw.excerpts && turns.length > 2 && rng.chance(turns.length >= LONG_TURNS ? RENDERING.excerptLong : RENDERING.excerpt)) {
       turns = excerptWindow(turns, rng);
       tags.push('excerpt');
     }
     let text: string;
-    const items: Item[] = turns.map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
+    const items = itemsOf(turns);
     if (sw.register && rng.chance(REAL_REGISTER_SHARE)) {
       const r0 = drawRegister(rng, 0);
       const r1 = drawRegister(rng, 0, r0);
@@ -200,8 +206,8 @@ export function renderReal(records: readonly LabeledConversation[], sw: Pick<Dat
     } else text = joinLines(items.map((it) => ({ ...it, prefixed: true })), ['user1', 'user2']);
     const finished = finishRendering(text, tags.includes('excerpt'), sw, rng);
     tags.push(...finished.tags);
-    if (turns.length <= 6) tags.push('short');
-    if (turns.length >= 100) tags.push('long');
+    if (turns.length <= SHORT_TURNS) tags.push('short');
+    if (turns.length >= LONG_TURNS) tags.push('long');
     const out: LabeledConversation = { ...r, conversation: finished.text };
     if (tags.length > 0) out.tags = [...(r.tags ?? []), ...tags];
     return out;
@@ -213,8 +219,7 @@ export function registerShiftReal(records: readonly LabeledConversation[], count
   const pool = records.filter((r) => r.split === 'test').sort((a, b) => hash32(`shift:${a.id}`) - hash32(`shift:${b.id}`));
   return pool.slice(0, count).map((r) => {
     const rng = createRng(hash32(`shift:${r.id}`));
-    const items: Item[] = turnsOf(r.conversation).map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
-    const { lines, shifts } = shiftLines(items, rng);
+    const { lines, shifts } = shiftLines(itemsOf(turnsOf(r.conversation)), rng);
     return { ...r, id: `${r.id}-shift`, conversation: joinLines(lines, ['user1', 'user2']), split: 'test' as const, tags: ['register-shift', ...shifts.map((s) => `shift-${s}`)] };
   });
 }

@@ -25,7 +25,7 @@ import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
 import { PROBES } from './probes.ts';
 import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts';
 import { guardsMarkdown, runGuards, type GuardsReport } from './guards.ts';
-import { hasSpeakerPrefixes } from './slices.ts';
+import { isAttributableHarm } from './slices.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const REAL_SOURCES = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue']);
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     const heldOutAuc = rocAuc(heldOut.map(({ r }) => r.label), heldOut.map(({ i }) => scores[i] as number));
     // Attribution leaves flat records out: for flat text the service names nobody by design.
     const harmfulIdx = test
-      .map((r, i) => (r.label === 1 && !(r.tags?.includes('flat') ?? false) && hasSpeakerPrefixes(r.conversation) ? i : -1))
+      .map((r, i) => (isAttributableHarm(r) ? i : -1))
       .filter((i) => i >= 0);
     const attribution = mean(harmfulIdx.map((i) => (preds[i]?.predatory_user === test[i]?.predator ? 1 : 0)));
     const flagged = harmfulIdx.filter((i) => (scores[i] as number) > 0.5);

@@ -9,6 +9,7 @@ import type { LabeledConversation } from '../data/record.ts';
 import type { Probe } from './probes.ts';
 import { atThreshold, mean, rocAuc } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
+import { lineHasSpeakerPrefix } from './structure-baseline.ts';
 
 export const SLICE_TAGS = ['flat', 'excerpt', 'short', 'long', 'register-shift', 'in-kind'] as const;
 /** Issue targets for flat text: ROC-AUC >= 0.90, >= 60 % of grooming flagged, <= 5 % of others flagged. */
@@ -126,10 +127,12 @@ export async function flatRenderings(scorer: BatchScorer, test: readonly Labeled
 
 /** True when the server reads at least one speaker prefix in the text (so it can name a side). */
 export function hasSpeakerPrefixes(conversation: string): boolean {
-  return conversation.split(/\r\n|\r|\n/).some((line) => {
-    const t = parseTurns(line)[0];
-    return t !== undefined && t.speaker !== 'unknown' && t.text.length < line.trim().length;
-  });
+  return conversation.split(/\r\n|\r|\n/).some(lineHasSpeakerPrefix);
+}
+
+/** A harmful record whose predator the service can name: speaker prefixes, not rendered flat. */
+export function isAttributableHarm(r: LabeledConversation): boolean {
+  return r.label === 1 && !hasTag(r, 'flat') && hasSpeakerPrefixes(r.conversation);
 }
 
 export interface AttributionRow {
@@ -154,7 +157,7 @@ function attributionRow(name: string, idx: readonly number[], test: readonly Lab
  * out: for flat text the service names nobody by design (predatory_user 'neither').
  */
 export function attributionSlices(test: readonly LabeledConversation[], preds: readonly Prediction[]): AttributionRow[] {
-  const harmful = test.map((r, i) => (r.label === 1 && !hasTag(r, 'flat') && hasSpeakerPrefixes(r.conversation) ? i : -1)).filter((i) => i >= 0);
+  const harmful = test.map((r, i) => (isAttributableHarm(r) ? i : -1)).filter((i) => i >= 0);
   const rows = [attributionRow('harmful chats with speaker prefixes', harmful, test, preds)];
   for (const tag of ['long', 'in-kind', 'excerpt', 'register-shift']) {
     rows.push(attributionRow(`tagged ${tag}`, harmful.filter((i) => hasTag(test[i] as LabeledConversation, tag)), test, preds));

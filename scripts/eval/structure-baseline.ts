@@ -45,10 +45,9 @@ function count(text: string, re: RegExp): number {
 /**
  * True when the server reads `line` as starting a turn with a speaker prefix. Asked of parseTurns
  * itself (no copy of its prefix rule): a prefixed line yields a turn of a named side whose text is
- * shorter than the line; an unprefixed one yields the whole line (as user1, or as an 'unknown' speaker
- * in parsers that mark flat text).
+ * shorter than the line; an unprefixed one yields the whole line as a turn of the 'unknown' speaker.
  */
-function hasPrefix(line: string): boolean {
+export function lineHasSpeakerPrefix(line: string): boolean {
   const t = parseTurns(line)[0];
   return t !== undefined && t.speaker !== 'unknown' && t.text.length < line.trim().length;
 }
@@ -75,7 +74,7 @@ export function structureFeatures(conversation: string): number[] {
     cs,
     turns.filter((t) => t.speaker === 'user1').length / n,
     turns.length > 1 ? changes / (turns.length - 1) : 0,
-    lines.length === 0 ? 0 : lines.filter(hasPrefix).length / lines.length,
+    lines.length === 0 ? 0 : lines.filter(lineHasSpeakerPrefix).length / lines.length,
     count(text, /\p{P}/gu) / len,
     count(text, /\p{Lu}/gu) / len,
     count(text, /\p{N}/gu) / len,
