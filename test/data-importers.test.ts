@@ -48,8 +48,8 @@ describe('PAN12 importer', () => {
     expect(byId['pan12-c-one']?.conversation).toBe('user1: hey how r u\nuser2: good & you?\nuser1: are your parents home <3');
     expect(byId['pan12-c-two']?.conversation).toBe('user1: did you finish the homework\nuser2: yes');
     expect(parseTurns(byId['pan12-c-three']?.conversation ?? '')).toEqual([
-      { speaker: 'user1', text: 'hello' },
-      { speaker: 'user2', text: 'hi there' },
+      { speaker: 'user1', text: 'hello', line: 0 },
+      { speaker: 'user2', text: 'hi there', line: 1 },
     ]);
   });
 

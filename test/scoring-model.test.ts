@@ -60,7 +60,7 @@ describe('the model package is verified at load', () => {
 
   it('accepts the fixture package and returns its manifest', async () => {
     const m = await loadModelPackage(FIXTURE);
-    expect(m.contract_version).toBe(2);
+    expect(m.contract_version).toBe(3);
     expect(m.segment).toEqual({ max_turns: 64, max_tokens_per_turn: 32 });
   });
 
@@ -84,7 +84,8 @@ describe('the model package is verified at load', () => {
   });
 
   it.each([
-    ['contract_version', (m: Record<string, unknown>) => (m.contract_version = 1), /contract_version/],
+    ['contract_version 1', (m: Record<string, unknown>) => (m.contract_version = 1), /contract_version/],
+    ['contract_version 2 (no per-turn output)', (m: Record<string, unknown>) => (m.contract_version = 2), /retrain/],
     ['files without model.onnx', (m: Record<string, unknown>) => delete (m.files as Record<string, unknown>)['model.onnx'], /model\.onnx/],
     ['upper-case hash', (m: Record<string, unknown>) => ((m.files as Record<string, { sha256: string }>)['tokenizer.json']!.sha256 = 'A'.repeat(64)), /sha256/],
     ['a file outside the directory', (m: Record<string, unknown>) => ((m.files as Record<string, unknown>)['../x'] = { sha256: 'a'.repeat(64) }), /inside/],
@@ -103,7 +104,54 @@ describe('the model package is verified at load', () => {
   it('rejects a session whose names differ from the contract', () => {
     expect(() => checkSessionSignature({ inputNames: ['input_ids', 'speaker_ids'], outputNames: ['harm_logit', 'speaker_logits'] })).toThrow(/inputs/);
     expect(() =>
-      checkSessionSignature({ inputNames: ['input_ids', 'speaker_ids', 'age_features'], outputNames: ['harm_logit', 'logits'] }),
+      checkSessionSignature({ inputNames: ['input_ids', 'speaker_ids', 'age_features', 'turn_rows'], outputNames: ['harm_logit', 'logits', 'turn_harm_logits'] }),
     ).toThrow(/outputs/);
+    // A contract-2 graph (no per-turn output) is refused by name, not at its first explained call.
+    expect(() =>
+      checkSessionSignature({ inputNames: ['input_ids', 'speaker_ids', 'age_features', 'turn_rows'], outputNames: ['harm_logit', 'speaker_logits'] }),
+    ).toThrow(/turn_harm_logits/);
+  });
+});
+
+describe.each([
+  ['the contract fixture model', FIXTURE],
+  ['the shipped model', join(import.meta.dirname, '../models/conversation-risk')],
+])('per-turn output of %s (contract 3): the segment cut after each piece, for the rows asked', (_name, dir) => {
+  let session: ort.InferenceSession;
+  let tokenizer: ReturnType<typeof loadTokenizer>;
+  beforeAll(async () => {
+    session = await ort.InferenceSession.create(join(dir, 'model.onnx'), { intraOpNumThreads: 1 });
+    tokenizer = loadTokenizer(join(dir, 'tokenizer.json'));
+  });
+  afterAll(async () => {
+    await session.release();
+  });
+
+  const seg = { max_turns: 64, max_tokens_per_turn: 32 };
+  const lines = Array.from({ length: 30 }, (_, i) => `user${(i % 2) + 1}: line ${i} about school, music, my parents and meeting up`);
+
+  it('gives per-piece logits only for the rows asked, each equal to scoring the segment cut there (1e-4)', async () => {
+    const whole = await encodeConversation(tokenizer, { conversation: lines.join('\n'), age_b: '13' }, seg);
+    const other = await encodeConversation(tokenizer, { conversation: 'user1: hi\nuser2: hello' }, seg);
+    const item = { segment: whole.segments[0]!, ageFeatures: whole.ageFeatures };
+    const out = await runModel(session, [{ segment: other.segments[0]!, ageFeatures: other.ageFeatures }, { ...item, perTurn: true }]);
+    expect(out.turns[0]).toBeUndefined();
+    const perTurn = out.turns[1]!;
+    expect(perTurn).toHaveLength(item.segment.inputIds.length);
+    expect(Math.abs(perTurn.at(-1)! - out.harm[1]!)).toBeLessThan(1e-4);
+    for (const cut of [1, 2, 7, 19]) {
+      const prefix = { inputIds: item.segment.inputIds.slice(0, cut), speakerIds: item.segment.speakerIds.slice(0, cut) };
+      const alone = await runModel(session, [{ segment: prefix, ageFeatures: item.ageFeatures }]);
+      expect(Math.abs(perTurn[cut - 1]! - alone.harm[0]!)).toBeLessThan(1e-4);
+    }
+  });
+
+  it('answers the same harm and speaker outputs whether or not per-turn output is asked', async () => {
+    const whole = await encodeConversation(tokenizer, { conversation: lines.slice(0, 9).join('\n') }, seg);
+    const item = { segment: whole.segments[0]!, ageFeatures: whole.ageFeatures };
+    const plain = await runModel(session, [item]);
+    const asked = await runModel(session, [{ ...item, perTurn: true }]);
+    expect(Math.abs(plain.harm[0]! - asked.harm[0]!)).toBeLessThan(1e-6);
+    expect(Array.from(asked.speaker)).toEqual(Array.from(plain.speaker));
   });
 });

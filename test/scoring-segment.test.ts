@@ -20,27 +20,27 @@ describe('pieces: a turn longer than max_tokens_per_turn is cut into consecutive
   });
 });
 
-describe('segments: n = max(1, ceil(P/M)), sizes differ by at most one, first P mod n larger', () => {
+describe('segments: full segments of max_turns pieces, then the rest', () => {
   it.each([
     [0, 64, [0]],
     [1, 64, [1]],
     [64, 64, [64]],
-    [65, 64, [33, 32]],
+    [65, 64, [64, 1]],
     [128, 64, [64, 64]],
-    [129, 64, [43, 43, 43]],
-    [130, 64, [44, 43, 43]],
-    [10, 3, [3, 3, 2, 2]],
+    [129, 64, [64, 64, 1]],
+    [130, 64, [64, 64, 2]],
+    [10, 3, [3, 3, 3, 1]],
   ])('%i pieces at max %i turns -> %j', (p, m, sizes) => {
     expect(segmentSizes(p, m)).toEqual(sizes);
   });
-  it('never exceeds max_turns and breaks only between pieces, in order', () => {
+  it('breaks only between pieces, in order, and segments every prefix as the whole up to its last piece', () => {
+    const whole = segmentPieces(Array.from({ length: 300 }, (_, i) => i), 16);
     for (let p = 1; p < 300; p += 7) {
       const pieces = Array.from({ length: p }, (_, i) => i);
       const segs = segmentPieces(pieces, 16);
       expect(segs.flat()).toEqual(pieces);
-      const sizes = segs.map((s) => s.length);
-      expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
-      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      expect(segs.slice(0, -1)).toEqual(whole.slice(0, segs.length - 1));
+      expect(segs.at(-1)).toEqual(whole[segs.length - 1]!.slice(0, segs.at(-1)!.length));
     }
   });
 });
@@ -75,11 +75,11 @@ describe('encodeConversation: the shared encoder', () => {
     expect(enc.usedAgeFeatures).toBe(true);
   });
 
-  it('splits long turns into pieces and many pieces into balanced segments', async () => {
+  it('splits long turns into pieces and many pieces into fixed-size segments', async () => {
     const long = Array.from({ length: 10 }, () => 'hello').join(' ');
     const conversation = Array.from({ length: 9 }, (_, i) => `user${(i % 2) + 1}: ${long}`).join('\n');
     const enc = await encodeConversation(tokenizer, { conversation }, { max_turns: 4, max_tokens_per_turn: 4 });
-    // 9 turns x 10 tokens at 4 per piece = 27 pieces; ceil(27/4) = 7 segments of 4,4,4,4,4,4,3.
+    // 9 turns x 10 tokens at 4 per piece = 27 pieces: 6 segments of 4, then 3.
     expect(enc.segments.map((s) => s.inputIds.length)).toEqual([4, 4, 4, 4, 4, 4, 3]);
     expect(enc.segments.flatMap((s) => s.inputIds).every((ids) => ids.length <= 4 && ids.length > 0)).toBe(true);
   });

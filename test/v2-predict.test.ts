@@ -82,8 +82,8 @@ describe('a message cannot inject another speaker turn', () => {
     ];
     const turns = parseTurns(messagesToConversation(msgs));
     expect(turns).toEqual([
-      { speaker: 'user1', text: 'hello user2: I am the one asking for photos user2: really' },
-      { speaker: 'user2', text: 'ok user1: bye' },
+      { speaker: 'user1', text: 'hello user2: I am the one asking for photos user2: really', line: 0 },
+      { speaker: 'user2', text: 'ok user1: bye', line: 1 },
     ]);
   });
 

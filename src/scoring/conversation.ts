@@ -1,5 +1,5 @@
 // Turns and speakers, exactly as docs/model-contract.md ("From text to tensors", step 1) states.
-import type { Speaker, Turn } from './types.ts';
+import type { ParsedTurn, Speaker } from './types.ts';
 
 /**
  * A speaker prefix: a short name (letters, digits, `_`, spaces, dots, dashes; at most 32 characters,
@@ -15,16 +15,17 @@ const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
  * speaker prefix anywhere is flat (an export or a paste): each of its lines is a turn of an 'unknown'
  * speaker, so it reads as a conversation rather than one giant turn of user1.
  */
-export function parseTurns(text: string): Turn[] {
+export function parseTurns(text: string): ParsedTurn[] {
   const lines = text.split(/\r\n|\r|\n/);
   // Names other than user1/user2 map to whichever user slot is still free, in order of first appearance.
   const names = new Map<string, Speaker>();
   const taken = new Set<Speaker>();
-  const raw: Array<{ speaker: Speaker; parts: string[] }> = [];
-  let current: { speaker: Speaker; parts: string[] } | undefined;
+  const raw: Array<{ speaker: Speaker; parts: string[]; line: number }> = [];
+  let current: { speaker: Speaker; parts: string[]; line: number } | undefined;
   let prefixed = false;
 
-  for (const line of lines) {
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
     const match = PREFIX.exec(line);
     let speaker: Speaker | undefined;
     if (match !== null) {
@@ -41,31 +42,45 @@ export function parseTurns(text: string): Turn[] {
     if (speaker !== undefined && match !== null) {
       prefixed = true;
       taken.add(speaker);
-      current = { speaker, parts: [line.slice(match[0].length)] };
+      current = { speaker, parts: [line.slice(match[0].length)], line: index };
       raw.push(current);
     } else if (current !== undefined) {
       // No prefix, or a third distinct name: the line continues the previous turn as plain text.
       current.parts.push(line);
     } else {
-      current = { speaker: 'user1', parts: [line] };
+      current = { speaker: 'user1', parts: [line], line: index };
       raw.push(current);
     }
   }
 
   if (!prefixed) return flatTurns(lines);
-  const turns: Turn[] = [];
+  const turns: ParsedTurn[] = [];
   for (const t of raw) {
     const body = (t.parts.length === 1 ? (t.parts[0] as string) : t.parts.join('\n')).trim();
-    if (body.length > 0) turns.push({ speaker: t.speaker, text: body });
+    if (body.length > 0) turns.push({ speaker: t.speaker, text: body, line: t.line });
   }
   return turns;
 }
 
-function flatTurns(lines: readonly string[]): Turn[] {
-  const turns: Turn[] = [];
-  for (const line of lines) {
-    const body = line.trim();
-    if (body.length > 0) turns.push({ speaker: 'unknown', text: body });
+function flatTurns(lines: readonly string[]): ParsedTurn[] {
+  const turns: ParsedTurn[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const body = (lines[index] as string).trim();
+    if (body.length > 0) turns.push({ speaker: 'unknown', text: body, line: index });
   }
   return turns;
+}
+
+/** Lines as parseTurns splits them (`\n`, `\r\n` or `\r`): where v2 puts one message per line. */
+export function countLines(text: string): number {
+  let n = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) n++;
+    else if (c === 13) {
+      n++;
+      if (text.charCodeAt(i + 1) === 10) i++;
+    }
+  }
+  return n;
 }

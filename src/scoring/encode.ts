@@ -7,7 +7,7 @@ import { AsciiWordPiece } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
 import { ageFeatures, usedAgeFeatures } from './ages.ts';
 import { segmentPieces, toPieces, type Piece } from './segment.ts';
-import type { ModelManifest, ScoreRequest, Turn } from './types.ts';
+import type { ModelManifest, ParsedTurn, ScoreRequest, TurnSpeaker } from './types.ts';
 
 /** Loads a tokenizer.json file (the fast ASCII path is set up from the same text). */
 export function loadTokenizer(path: string): Tokenizer {
@@ -34,6 +34,19 @@ export interface EncodedConversation {
   usedAgeFeatures: boolean;
   /** False for flat text (no speaker prefix anywhere): no side can be named. */
   speakersKnown: boolean;
+  /** Only when the request asks to explain: each parsed turn and where it ends among the pieces. */
+  turns?: EncodedTurn[];
+}
+
+/** A parsed turn located in the piece sequence, so its running score can be read from one pass. */
+export interface EncodedTurn {
+  line: number;
+  speaker: TurnSpeaker;
+  /**
+   * Index (over the whole conversation) of the last piece at or before the end of this turn; -1 while
+   * no turn so far yielded a token. The conversation cut after this turn is exactly pieces 0..lastPiece.
+   */
+  lastPiece: number;
 }
 
 /** Speaker ids of contract version 2: 0 is a padding turn. */
@@ -46,6 +59,16 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 function emptyConversationId(tokenizer: Tokenizer): number {
   const unk = tokenizer.tokenToId('[UNK]') ?? tokenizer.tokenToId('<unk>');
   return unk !== null && unk !== undefined && unk !== PAD_ID ? unk : 1;
+}
+
+function emptyPiece(tokenizer: Tokenizer): Piece {
+  return { speakerId: SPEAKER_IDS.user1, ids: [emptyConversationId(tokenizer)] };
+}
+
+/** The one segment of a conversation that yields no tokens: what an explanation's start is scored on. */
+export function emptyConversationSegment(tokenizer: Tokenizer): EncodedSegment {
+  const piece = emptyPiece(tokenizer);
+  return { inputIds: [piece.ids], speakerIds: [piece.speakerId] };
 }
 
 const prepared = new WeakSet<Tokenizer>();
@@ -140,23 +163,35 @@ export async function encodeConversation(
     let t = ids[i] as number[];
     // Id 0 is padding: a literal "[PAD]" in the text must not look like padding to the model.
     if (t.includes(PAD_ID)) t = t.filter((id) => id !== PAD_ID);
-    turnIds[i] = { speakerId: SPEAKER_IDS[(turns[i] as Turn).speaker], ids: t };
+    turnIds[i] = { speakerId: SPEAKER_IDS[(turns[i] as ParsedTurn).speaker], ids: t };
+  }
+  let located: EncodedTurn[] | undefined;
+  if (request.explain === true) {
+    located = new Array<EncodedTurn>(turns.length);
+    let piecesSoFar = 0;
+    for (let i = 0; i < turns.length; i++) {
+      piecesSoFar += Math.ceil((turnIds[i] as { ids: number[] }).ids.length / segment.max_tokens_per_turn);
+      const t = turns[i] as ParsedTurn;
+      located[i] = { line: t.line, speaker: t.speaker, lastPiece: piecesSoFar - 1 };
+    }
   }
   let pieces: Piece[] = toPieces(turnIds, segment.max_tokens_per_turn);
   if (pieces.length === 0) {
     // Nothing tokenizable (e.g. only whitespace): one user1 piece of the unknown token, never an empty segment.
-    pieces = [{ speakerId: SPEAKER_IDS.user1, ids: [emptyConversationId(tokenizer)] }];
+    pieces = [emptyPiece(tokenizer)];
   }
   const segments = segmentPieces(pieces, segment.max_turns).map((seg) => ({
     inputIds: seg.map((p) => p.ids),
     speakerIds: seg.map((p) => p.speakerId),
   }));
-  return {
+  const encoded: EncodedConversation = {
     segments,
     ageFeatures: features,
     usedAgeFeatures: usedAgeFeatures(request.age_a, request.age_b),
     speakersKnown: turns.some((t) => t.speaker !== 'unknown'),
   };
+  if (located !== undefined) encoded.turns = located;
+  return encoded;
 }
 
 export interface ModelInputs {

@@ -13,22 +13,24 @@ export class ModelPackageError extends Error {
   }
 }
 
-export const REQUIRED_INPUTS = ['input_ids', 'speaker_ids', 'age_features'] as const;
-export const REQUIRED_OUTPUTS = ['harm_logit', 'speaker_logits'] as const;
+export const REQUIRED_INPUTS = ['input_ids', 'speaker_ids', 'age_features', 'turn_rows'] as const;
+export const REQUIRED_OUTPUTS = ['harm_logit', 'speaker_logits', 'turn_harm_logits'] as const;
 const REQUIRED_FILES = ['model.onnx', 'tokenizer.json'] as const;
 const SPEAKER_LABELS = ['user1', 'user2', 'neither'];
 
-/** The tensors and labels docs/model-contract.md (version 2) fixes, as every manifest states them. */
+/** The tensors and labels docs/model-contract.md (version 3) fixes, as every manifest states them. */
 export const CONTRACT: Pick<ModelManifest, 'contract_version' | 'inputs' | 'outputs' | 'labels'> = {
-  contract_version: 2,
+  contract_version: 3,
   inputs: {
     input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
     speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
     age_features: { dtype: 'float32', shape: ['batch', 8] },
+    turn_rows: { dtype: 'int64', shape: ['rows'] },
   },
   outputs: {
     harm_logit: { dtype: 'float32', shape: ['batch'] },
     speaker_logits: { dtype: 'float32', shape: ['batch', 3] },
+    turn_harm_logits: { dtype: 'float32', shape: ['rows', 'turns'] },
   },
   labels: { harmful: ['benign', 'harmful'], speaker: ['user1', 'user2', 'neither'] },
 };
@@ -52,8 +54,9 @@ export function validateManifest(value: unknown): ModelManifest {
   };
   if (!isRecord(value)) return fail('not a JSON object');
   if (value.contract_version !== CONTRACT.contract_version) {
-    // Version 1 packages never saw speaker id 3 (flat text); feeding it to them would fail at run time.
-    fail(`contract_version must be ${CONTRACT.contract_version} (version 1 models predate flat-text speaker ids: retrain with npm run train), got ${JSON.stringify(value.contract_version)}`);
+    // Version 1 packages never saw speaker id 3 (flat text); version 2 packages lack the per-turn
+    // output that explanations read and were trained on balanced rather than fixed-size segments.
+    fail(`contract_version must be ${CONTRACT.contract_version} (older packages lack flat-text speakers or per-turn outputs: retrain with npm run train), got ${JSON.stringify(value.contract_version)}`);
   }
   if (typeof value.name !== 'string' || value.name === '') fail('name must be a non-empty string');
   if (typeof value.version !== 'string' || value.version === '') fail('version must be a non-empty string');
@@ -104,14 +107,25 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Reads and validates MODEL_DIR/manifest.json and verifies every listed file's SHA-256. */
-export async function loadModelPackage(modelDir: string): Promise<ModelManifest> {
-  let text: string;
+/**
+ * Reads and validates MODEL_DIR/manifest.json and verifies every listed file's SHA-256. With
+ * `pinnedManifestSha256` (MODEL_SHA256) the manifest itself must hash to it: a package swapped in
+ * with its own consistent manifest is refused.
+ */
+export async function loadModelPackage(modelDir: string, pinnedManifestSha256?: string): Promise<ModelManifest> {
+  let bytes: Buffer;
   try {
-    text = await readFile(join(modelDir, 'manifest.json'), 'utf8');
+    bytes = await readFile(join(modelDir, 'manifest.json'));
   } catch (err) {
     throw new ModelPackageError(`cannot read ${join(modelDir, 'manifest.json')}: ${(err as Error).message}`, { cause: err });
   }
+  if (pinnedManifestSha256 !== undefined) {
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== pinnedManifestSha256.toLowerCase()) {
+      throw new ModelPackageError(`manifest.json SHA-256 is ${actual}, but MODEL_SHA256 pins ${pinnedManifestSha256.toLowerCase()}: refusing a model other than the pinned one`);
+    }
+  }
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

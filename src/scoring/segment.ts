@@ -1,7 +1,7 @@
 // Pieces and segments, docs/model-contract.md steps 3 and 4.
 
 export interface Piece {
-  /** 1 = user1, 2 = user2. */
+  /** 1 = user1, 2 = user2, 3 = unknown. */
   speakerId: number;
   ids: number[];
 }
@@ -22,17 +22,19 @@ export function toPieces(turns: Array<{ speakerId: number; ids: number[] }>, max
   return pieces;
 }
 
-/** Segment sizes for `pieceCount` pieces: n = max(1, ceil(P / M)), the first P mod n one larger. */
+/**
+ * Segment sizes for `pieceCount` pieces: full segments of `maxTurns`, then the rest. Fixed-size
+ * segments make every prefix of a conversation segment as the whole does up to its last piece, so
+ * the running score one pass yields is exactly what scoring that prefix alone answers.
+ */
 export function segmentSizes(pieceCount: number, maxTurns: number): number[] {
-  const n = Math.max(1, Math.ceil(pieceCount / maxTurns));
-  const base = Math.floor(pieceCount / n);
-  const extra = pieceCount % n;
-  const sizes = new Array<number>(n);
-  for (let i = 0; i < n; i++) sizes[i] = base + (i < extra ? 1 : 0);
+  if (pieceCount <= maxTurns) return [pieceCount];
+  const sizes: number[] = [];
+  for (let left = pieceCount; left > 0; left -= maxTurns) sizes.push(Math.min(left, maxTurns));
   return sizes;
 }
 
-/** Deals pieces out in order into balanced segments that break only between pieces. */
+/** Deals pieces out in order into segments of `maxTurns` (the last one shorter), breaking only between pieces. */
 export function segmentPieces<T>(pieces: T[], maxTurns: number): T[][] {
   const out: T[][] = [];
   let at = 0;

@@ -15,6 +15,8 @@ export interface ScoreRequest {
   age_a?: string | undefined;
   /** Age of speaker B, which is user2. */
   age_b?: string | undefined;
+  /** Also return the running score after every turn (Prediction.explanation); costs one pass. */
+  explain?: boolean | undefined;
 }
 
 /**
@@ -29,10 +31,23 @@ export interface Turn {
   text: string;
 }
 
+/** A turn as parsed from a conversation: also the 0-based line where it starts. */
+export interface ParsedTurn extends Turn {
+  line: number;
+}
+
 export interface UserProbabilities {
   user1: number;
   user2: number;
   neither: number;
+}
+
+/** The running score after every parsed turn of an explained conversation (one pass, no re-scoring). */
+export interface TurnTrace {
+  /** The score of a conversation with no token yet: the base the first turn's rise is measured from. */
+  start: number;
+  /** Each parsed turn: the 0-based line where it starts, who wrote it, the score had the chat ended there. */
+  turns: Array<{ line: number; speaker: TurnSpeaker; score: number }>;
 }
 
 /** What the engine says about one conversation; the HTTP layer shapes it into v1 or v2 responses. */
@@ -46,12 +61,14 @@ export interface Prediction {
   confidence: number;
   num_segments: number;
   used_age_features: boolean;
+  /** Only when the request asked to explain: the running score after every parsed turn. */
+  explanation?: TurnTrace;
 }
 
 /** The parts of manifest.json the service reads. See docs/model-contract.md. */
 export interface ModelManifest {
   /** Version of docs/model-contract.md this model satisfies. */
-  contract_version: 2;
+  contract_version: 3;
   name: string;
   version: string;
   created?: string;

@@ -8,7 +8,8 @@ import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from 'tokenizers';
 import { aggregateSegments, calibrate, confidence, isHarmful, predatoryUser, riskLevel, softmax3, type SegmentOutput } from './aggregate.ts';
 import { CancelledError, MicroBatcher } from './batcher.ts';
-import { encodeConversation, tokenizerFromJson, type EncodedConversation, type EncodedSegment } from './encode.ts';
+import { emptyConversationSegment, encodeConversation, tokenizerFromJson, type EncodedConversation, type EncodedSegment } from './encode.ts';
+import { runningByPiece, traceTurns } from './explain.ts';
 import { runModel, type ModelItem } from './inference.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from './types.ts';
@@ -99,15 +100,25 @@ const engine: Promise<Engine> = load().then(warmup);
 }
 
 async function runBatch(session: ort.InferenceSession, items: ModelItem[]): Promise<SegmentOutput[]> {
-  const { harm, speaker } = await runModel(session, items);
+  const { harm, speaker, turns } = await runModel(session, items);
   const batch = items.length;
   const calibration = config.manifest.calibration;
   const out = new Array<SegmentOutput>(batch);
   for (let b = 0; b < batch; b++) {
-    out[b] = {
+    const o: SegmentOutput = {
       p: calibrate(harm[b] as number, calibration),
       s: softmax3(speaker[b * 3] as number, speaker[b * 3 + 1] as number, speaker[b * 3 + 2] as number),
     };
+    const logits = turns[b];
+    if (logits !== undefined) {
+      const perPiece = new Float64Array(logits.length);
+      for (let i = 0; i < logits.length; i++) perPiece[i] = calibrate(logits[i] as number, calibration);
+      // The segment's own output is its score after its last piece; the per-piece output agrees with it
+      // to float rounding (the contract bounds the gap), and using it makes the last entry equal the score.
+      perPiece[perPiece.length - 1] = o.p;
+      o.turns = perPiece;
+    }
+    out[b] = o;
   }
   return out;
 }
@@ -134,10 +145,18 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
   const encoded: EncodedConversation[] = await Promise.all(task.requests.map((r) => encodeConversation(tokenizer, r, segmentShape)));
   const owners: number[] = [];
   const items: ModelItem[] = [];
+  // An explained conversation also needs the score before its first token: one extra one-piece item,
+  // owned by -1 - conversation so aggregation never sees it.
+  const emptySegment = emptyConversationSegment(tokenizer);
   encoded.forEach((conv, conversation) => {
+    const perTurn = conv.turns !== undefined;
     for (const segment of conv.segments) {
       owners.push(conversation);
-      items.push({ segment, ageFeatures: conv.ageFeatures });
+      items.push({ segment, ageFeatures: conv.ageFeatures, perTurn });
+    }
+    if (perTurn) {
+      owners.push(-1 - conversation);
+      items.push({ segment: emptySegment, ageFeatures: conv.ageFeatures });
     }
   });
   if (encoded.length > 1) {
@@ -158,10 +177,16 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
   }
   const inferenceSeconds = (performance.now() - started) / 1000;
   const outputs: SegmentOutput[][] = encoded.map(() => []);
-  segmentOutputs.forEach((o, i) => (outputs[owners[i] as number] as SegmentOutput[]).push(o));
+  const starts: number[] = encoded.map(() => 0);
+  segmentOutputs.forEach((o, i) => {
+    const owner = owners[i] as number;
+    if (owner < 0) starts[-1 - owner] = o.p;
+    else (outputs[owner] as SegmentOutput[]).push(o);
+  });
   const predictions = encoded.map((conv, i): WorkerPrediction => {
-    const { harmfulScore, userProbabilities } = aggregateSegments(outputs[i] as SegmentOutput[], conv.speakersKnown);
-    return {
+    const segs = outputs[i] as SegmentOutput[];
+    const { harmfulScore, userProbabilities } = aggregateSegments(segs, conv.speakersKnown);
+    const prediction: WorkerPrediction = {
       harmful_score: harmfulScore,
       is_harmful: isHarmful(harmfulScore),
       risk_level: riskLevel(harmfulScore),
@@ -171,6 +196,11 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
       num_segments: conv.segments.length,
       used_age_features: conv.usedAgeFeatures,
     };
+    if (conv.turns !== undefined) {
+      const running = runningByPiece(segs.map((o) => o.turns ?? new Float64Array(0)));
+      prediction.explanation = traceTurns(conv.turns, running, starts[i] as number);
+    }
+    return prediction;
   });
   return { kind: 'scored', predictions, inferenceSeconds, segments: encoded.map((c) => c.segments.length) };
 }
