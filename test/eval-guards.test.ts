@@ -1,5 +1,6 @@
 // Unit tests of the evaluation's shortcut guards (no model): the structure-only baseline detects
 // structure that differs between classes and only that; the short-chat sets are as promised.
+import { curveOf } from '../scripts/eval/early.ts';
 import { describe, expect, it } from 'vitest';
 import { createRng, type Rng } from '../scripts/data/rng.ts';
 import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../scripts/eval/structure-baseline.ts';
@@ -162,5 +163,24 @@ describe('ablation table', () => {
     expect(rows[0]).toContain('0.9 ✗');
     expect(rows[0]).toContain('| 0.95 |');
     expect(rows[1]?.split('|').filter((c) => /^n\/a( \/ n\/a)?$/.test(c.trim())).length).toBe(COLUMNS.length);
+  });
+});
+
+describe('early detection: the eSPD latency curve from first alerts', () => {
+  it('counts a chat detected at a read share once its first alert lies within that many messages', () => {
+    const g = curveOf([
+      { turns: 10, first: 0 },
+      { turns: 10, first: 4 },
+      { turns: 100, first: 49 },
+      { turns: 4, first: null },
+    ]);
+    expect(g.alerted).toBe(3);
+    const at = (read: number) => g.curve.find((c) => c.read === read)!.detected;
+    expect(at(0.1)).toBe(0.25);
+    expect(at(0.5)).toBe(0.75);
+    expect(at(1)).toBe(0.75);
+    // Shares read at the alert: 0.1, 0.5, 0.5 -> median 0.5; indices 0, 4, 49 -> median 4.
+    expect(g.median_first_alert_share).toBe(0.5);
+    expect(g.median_first_alert_index).toBe(4);
   });
 });

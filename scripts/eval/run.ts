@@ -26,6 +26,7 @@ import { PROBES } from './probes.ts';
 import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts';
 import { guardsMarkdown, runGuards, type GuardsReport } from './guards.ts';
 import { isAttributableHarm } from './slices.ts';
+import { earlyDetection, earlyMarkdown, earlyMetrics, type EarlyReport } from './early.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const REAL_SOURCES = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue']);
@@ -161,6 +162,7 @@ async function main(): Promise<void> {
     }));
     const invarianceGap = await paddingInvarianceGap(modelDir, INVARIANCE_PROBES);
     const guards = await runGuards({ scorer, train: corpus.filter((r) => r.split === 'train'), test, testPreds: preds, probePreds });
+    const early = await earlyDetection(scorer, test, REAL_SOURCES);
 
     // Throughput through the same in-process path (2 workers): 40-turn conversations, ~2,500 chars (skipped by --quick).
     let perSecond = Number.NaN;
@@ -198,8 +200,10 @@ async function main(): Promise<void> {
         handwritten_probes_correct: probes.filter((p) => p.correct).length / probes.length,
         padding_invariance_max_abs_diff: invarianceGap,
         ...guards.metrics,
+        ...Object.fromEntries(Object.entries(earlyMetrics(early)).map(([k, v]) => [k, round(v)])),
       },
       guards,
+      early,
       probes,
       confusion_at_0_5: { tp: overall.tp, fp: overall.fp, tn: overall.tn, fn: overall.fn },
       families,
@@ -235,6 +239,7 @@ type Report = {
   metrics: Record<string, number>;
   confusion_at_0_5: Record<string, number>;
   guards: GuardsReport;
+  early: EarlyReport;
   families: Record<string, { n: number; harmful: number; mean_score: number; flagged: number; held_out: boolean }>;
   ages: Record<string, number>;
   by_length_without_ages: Array<Record<string, number>>;
@@ -269,6 +274,7 @@ Attribution figures leave out flat records (tagged \`flat\`, or with no speaker 
 service names nobody by design.
 
 ${guardsMarkdown(r.guards)}
+${earlyMarkdown(r.early)}
 ## Per family
 | family | class | n | mean score | share > 0.5 |
 |---|---|---|---|---|

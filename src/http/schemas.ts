@@ -12,6 +12,13 @@
 export const MAX_CONVERSATION_CHARS = 500_000;
 export const MAX_BATCH_ITEMS = 100;
 
+/**
+ * The largest body a valid single-conversation request can be: every code point of the longest
+ * conversation written as a JSON surrogate-pair escape (12 bytes), plus room for the other fields.
+ * Larger bodies are refused (413) before they are read in full.
+ */
+export const MAX_PREDICT_BODY_BYTES = MAX_CONVERSATION_CHARS * 12 + 64 * 1024;
+
 const conversation = {
   type: 'string',
   minLength: 1,
@@ -53,6 +60,54 @@ export const batchBodySchema = {
 
 const probability = { type: 'number', minimum: 0, maximum: 1 } as const;
 
+/** `?explain=true` on v1 scoring routes; query values are strings (no coercion, see app.ts). */
+export const explainQuerySchema = {
+  type: 'object',
+  properties: {
+    explain: {
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'true adds `explanation` to every prediction: running scores per turn, first alert, evidence.',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+/** An explanation's fields, for v1 (per turn, with lines) and v2 (per message) alike: numbers only, never text. */
+export function explanationSchema(withLines: boolean) {
+  const evidenceProperties = {
+    index: { type: 'integer', minimum: 0 },
+    user: { type: 'string', enum: ['user1', 'user2', 'unknown'], description: 'unknown: flat text, where no side can be told' },
+    weight: { type: 'number', minimum: 0, maximum: 1, description: 'How much the running score rose after this entry.' },
+    ...(withLines ? { line: { type: 'integer', minimum: 0, description: '0-based line where the turn starts.' } } : {}),
+  };
+  return {
+    type: 'object',
+    properties: {
+      turn_scores: {
+        type: 'array',
+        items: probability,
+        description: 'Per entry, in order: the score had the conversation ended after it. The last equals the score.',
+      },
+      ...(withLines ? { turn_lines: { type: 'array', items: { type: 'integer', minimum: 0 }, description: '0-based line where each turn starts.' } } : {}),
+      first_alert_index: { type: ['integer', 'null'], minimum: 0, description: 'First entry whose turn score is above 0.5; null if none.' },
+      evidence: {
+        type: 'array',
+        maxItems: 5,
+        items: {
+          type: 'object',
+          properties: evidenceProperties,
+          required: withLines ? ['index', 'user', 'weight', 'line'] : ['index', 'user', 'weight'],
+          additionalProperties: false,
+        },
+        description: 'The entries after which the running score rose most, strongest first.',
+      },
+    },
+    required: withLines ? ['turn_scores', 'turn_lines', 'first_alert_index', 'evidence'] : ['turn_scores', 'first_alert_index', 'evidence'],
+    additionalProperties: false,
+  } as const;
+}
+
 export const predictionSchema = {
   type: 'object',
   properties: {
@@ -70,6 +125,7 @@ export const predictionSchema = {
     confidence: probability,
     num_segments: { type: 'integer', minimum: 1 },
     used_age_features: { type: 'boolean' },
+    explanation: { ...explanationSchema(true), description: 'Only with ?explain=true.' },
   },
   required: [
     'conversation_preview',
@@ -128,4 +184,7 @@ export interface ConversationItem {
 export type PredictBody = ConversationItem;
 export interface BatchBody {
   conversations: Array<string | ConversationItem>;
+}
+export interface ExplainQuery {
+  explain?: 'true' | 'false';
 }

@@ -1,13 +1,22 @@
 // What a v2 answer and a finished job keep of a prediction: scores only. No conversation_preview:
 // it would put conversation text into job memory, polling answers and webhook payloads, and a v2
 // caller already holds the messages it sent.
+import { countLines } from '../scoring/conversation.ts';
+import { explainLines, type Explanation } from '../scoring/explain.ts';
 import type { Prediction } from '../scoring/types.ts';
 
 /** The engine's prediction without the preview, with the score under its Preview name. */
-export type V2Prediction = Omit<Prediction, 'conversation_preview' | 'harmful_score'> & { harmfulness_score: number };
+export type V2Prediction = Omit<Prediction, 'conversation_preview' | 'harmful_score' | 'explanation'> & {
+  harmfulness_score: number;
+  explanation?: Explanation;
+};
 
-export function toV2Prediction(p: Prediction): V2Prediction {
-  return {
+/**
+ * `conversation` is the text v2 messages became (one message per line), needed only to index an
+ * explanation by message; the result keeps none of it.
+ */
+export function toV2Prediction(p: Prediction, conversation: string): V2Prediction {
+  const out: V2Prediction = {
     harmfulness_score: p.harmful_score,
     is_harmful: p.is_harmful,
     risk_level: p.risk_level,
@@ -17,4 +26,6 @@ export function toV2Prediction(p: Prediction): V2Prediction {
     num_segments: p.num_segments,
     used_age_features: p.used_age_features,
   };
+  if (p.explanation !== undefined) out.explanation = explainLines(p.explanation, countLines(conversation));
+  return out;
 }

@@ -29,6 +29,8 @@ export interface Metrics {
   recordPrediction(prediction: Prediction): void;
   /** The engine's per-call report (createScorer's onObservation): inference time and segments. */
   recordObservation(observation: ScoreObservation): void;
+  /** One explained conversation and the index of its first alert (null: no message crossed 0.5). */
+  recordExplanation(firstAlertIndex: number | null): void;
 }
 
 export function createMetrics(): Metrics {
@@ -71,6 +73,17 @@ export function createMetrics(): Metrics {
   const rateLimited = new Counter({
     name: `${PREFIX}rate_limited_requests_total`,
     help: 'Requests refused with 429 because their API key exceeded the rate limit.',
+    registers,
+  });
+  const explained = new Counter({
+    name: `${PREFIX}explained_conversations_total`,
+    help: 'Conversations scored with explain: running scores, first alert and evidence.',
+    registers,
+  });
+  const firstAlert = new Histogram({
+    name: `${PREFIX}first_alert_message_index`,
+    help: 'Index of the message (v1: turn) whose running score first rose above 0.5, per explained conversation that alerted.',
+    buckets: [0, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
     registers,
   });
   new Gauge({
@@ -126,6 +139,10 @@ export function createMetrics(): Metrics {
     recordObservation(o) {
       inferenceDuration.observe(o.inferenceSeconds);
       for (const n of o.segments) segmentsPerConversation.observe(n);
+    },
+    recordExplanation(index) {
+      explained.inc();
+      if (index !== null) firstAlert.observe(index);
     },
   };
 }

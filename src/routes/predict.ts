@@ -2,42 +2,64 @@
 import type { FastifyInstance } from 'fastify';
 import { errorBodySchema } from '../http/errors.ts';
 import { checkAges, score, type ScoringDeps } from '../http/scoring-call.ts';
+import type { ProtectedRouteDeps } from './deps.ts';
 import {
   batchBodySchema,
   batchResponseSchema,
+  explainQuerySchema,
+  MAX_PREDICT_BODY_BYTES,
   predictBodySchema,
   predictionSchema,
   type BatchBody,
+  type ExplainQuery,
   type PredictBody,
 } from '../http/schemas.ts';
-import type { ScoreRequest } from '../scoring/types.ts';
+import { explainTurns, type TurnExplanation } from '../scoring/explain.ts';
+import type { Prediction, ScoreRequest } from '../scoring/types.ts';
 
 const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 
-export async function predictRoutes(app: FastifyInstance, deps: ScoringDeps): Promise<void> {
-  app.post<{ Body: PredictBody }>(
+type V1Prediction = Omit<Prediction, 'explanation'> & { explanation?: TurnExplanation };
+
+/** The v1 answer: the engine's prediction, its running trace (when asked) shaped per turn with lines. */
+function toV1(deps: ScoringDeps, p: Prediction): V1Prediction {
+  const { explanation: trace, ...rest } = p;
+  if (trace === undefined) return rest;
+  const explanation = explainTurns(trace);
+  deps.metrics?.recordExplanation(explanation.first_alert_index);
+  return { ...rest, explanation };
+}
+
+export async function predictRoutes(app: FastifyInstance, deps: ProtectedRouteDeps): Promise<void> {
+  app.post<{ Body: PredictBody; Querystring: ExplainQuery }>(
     '/predict',
-    { schema: { body: predictBodySchema, response: { 200: predictionSchema, ...errors } } },
+    {
+      bodyLimit: Math.min(deps.config.BODY_LIMIT_BYTES, MAX_PREDICT_BODY_BYTES),
+      schema: { body: predictBodySchema, querystring: explainQuerySchema, response: { 200: predictionSchema, ...errors } },
+    },
     async (request, reply) => {
       const { conversation, age_a, age_b } = request.body;
       checkAges(request.body);
-      const [prediction] = await score(deps, [{ conversation, age_a, age_b }], request, reply);
-      return prediction;
+      const explain = request.query.explain === 'true';
+      const [prediction] = await score(deps, [{ conversation, age_a, age_b, explain }], request, reply);
+      return prediction === undefined ? prediction : toV1(deps, prediction);
     },
   );
 
-  app.post<{ Body: BatchBody }>(
+  app.post<{ Body: BatchBody; Querystring: ExplainQuery }>(
     '/batch_predict',
-    { schema: { body: batchBodySchema, response: { 200: batchResponseSchema, ...errors } } },
+    { schema: { body: batchBodySchema, querystring: explainQuerySchema, response: { 200: batchResponseSchema, ...errors } } },
     async (request, reply) => {
+      const explain = request.query.explain === 'true';
       // One invalid item makes the whole batch a 422 naming its index: partial answers would shift
       // positions and a caller matching by order would attach scores to the wrong conversations.
       const items: ScoreRequest[] = request.body.conversations.map((item, i) => {
-        if (typeof item === 'string') return { conversation: item };
+        if (typeof item === 'string') return { conversation: item, explain };
         checkAges(item, `conversations[${i}].`);
-        return { conversation: item.conversation, age_a: item.age_a, age_b: item.age_b };
+        return { conversation: item.conversation, age_a: item.age_a, age_b: item.age_b, explain };
       });
-      return { predictions: await score(deps, items, request, reply) };
+      const predictions = await score(deps, items, request, reply);
+      return { predictions: predictions.map((p) => toV1(deps, p)) };
     },
   );
 }

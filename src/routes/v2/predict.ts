@@ -21,13 +21,16 @@ export async function v2PredictRoute(app: FastifyInstance, deps: ScoringDeps): P
     '/predict',
     { schema: { body: v2PredictBodySchema, response: { 200: v2PredictionSchema, ...errors } } },
     async (request, reply) => {
-      const { messages, age_a, age_b } = request.body;
+      const { messages, age_a, age_b, explain } = request.body;
       checkTextLength(messages);
       checkAges(request.body);
       const started = performance.now();
-      const [prediction] = await score(deps, [{ conversation: messagesToConversation(messages), age_a, age_b }], request, reply);
+      const conversation = messagesToConversation(messages);
+      const [prediction] = await score(deps, [{ conversation, age_a, age_b, explain }], request, reply);
       if (prediction === undefined) throw new HttpError(500, 'Prediction failed unexpectedly');
-      return { ...toV2Prediction(prediction), latency_ms: Math.round(performance.now() - started) };
+      const result = toV2Prediction(prediction, conversation);
+      if (result.explanation !== undefined) deps.metrics?.recordExplanation(result.explanation.first_alert_index);
+      return { ...result, latency_ms: Math.round(performance.now() - started) };
     },
   );
 }

@@ -1,6 +1,6 @@
 // JSON Schemas of the Preview /v2 routes: they validate requests, serialize responses (so no field
 // outside them, such as conversation text, can leak) and document the API. See docs/api-v2.md.
-import { MAX_CONVERSATION_CHARS, ageSchema, predictionSchema } from '../../http/schemas.ts';
+import { MAX_CONVERSATION_CHARS, ageSchema, explanationSchema, predictionSchema } from '../../http/schemas.ts';
 import type { Message } from './messages.ts';
 
 /** Most messages in one conversation: with the 500,000-character cap, about 5 characters a message. */
@@ -35,9 +35,14 @@ const messages = {
   description: 'Turns in order. Their text totals 1 to 500,000 characters (code points).',
 } as const;
 
+const explain = {
+  type: 'boolean',
+  description: 'true adds `explanation`: the running score after every message, the first alert and the evidence.',
+} as const;
+
 export const v2PredictBodySchema = {
   type: 'object',
-  properties: { messages, age_a: age, age_b: age },
+  properties: { messages, age_a: age, age_b: age, explain },
   required: ['messages'],
   additionalProperties: false,
 } as const;
@@ -57,6 +62,7 @@ export function batchBodySchema(maxItems: number) {
             messages,
             age_a: age,
             age_b: age,
+            explain,
           },
           required: ['id', 'messages'],
           additionalProperties: false,
@@ -81,12 +87,14 @@ export const jobParamsSchema = {
   required: ['job_id'],
 } as const;
 
-// The v1 prediction's fields, less the preview, with the score under its Preview name.
-const { conversation_preview: _preview, harmful_score, ...sharedScoreProperties } = predictionSchema.properties;
+// The v1 prediction's fields, less the preview, with the score under its Preview name and the
+// explanation indexed by message (v1's carries turn lines).
+const { conversation_preview: _preview, harmful_score, explanation: _v1Explanation, ...sharedScoreProperties } = predictionSchema.properties;
 const scoreProperties = {
   harmfulness_score: { ...harmful_score, description: 'Probability of harmful intent (v1: harmful_score).' },
   ...sharedScoreProperties,
   is_harmful: { type: 'boolean', description: 'harmfulness_score > 0.5' },
+  explanation: { ...explanationSchema(false), description: 'Only when the request set explain: true.' },
 } as const;
 
 const scoreRequired = [
@@ -162,6 +170,7 @@ export interface V2PredictBody {
   messages: Message[];
   age_a?: string;
   age_b?: string;
+  explain?: boolean;
 }
 
 export interface BatchConversation extends V2PredictBody {
