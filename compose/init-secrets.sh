@@ -29,11 +29,23 @@ if [ ! -s secrets/webhook_secret.txt ]; then
   echo "webhook signing secret written to secrets/webhook_secret.txt (share it with your webhook receivers)"
 fi
 
-# Compose mounts these files as they are: the service runs as 10001:10001.
-files=(secrets/api_keys.txt secrets/tls.crt secrets/tls.key secrets/webhook_secret.txt)
+if [ ! -s secrets/redis_url.txt ]; then
+  # Profile scale: one ACL user for the appliance (the default user is off), its URL, and the AES-256
+  # key that seals queued conversations in Redis (the same file for every replica).
+  password="$(openssl rand -hex 24)"
+  printf 'user default off\nuser appliance on >%s ~* &* +@all -@dangerous +info\n' "$password" > secrets/redis_users.acl
+  printf 'redis://appliance:%s@redis:6379\n' "$password" > secrets/redis_url.txt
+  openssl rand -base64 32 > secrets/redis_encryption_key.txt
+  echo "Redis ACL user, URL and encryption key written to secrets/ (profile scale)"
+fi
+
+# Compose mounts these files as they are: the service runs as 10001:10001, Redis as 999.
+files=(secrets/api_keys.txt secrets/tls.crt secrets/tls.key secrets/webhook_secret.txt secrets/redis_url.txt secrets/redis_encryption_key.txt)
 if [ "$(id -u)" -eq 0 ]; then
   chown 0:10001 "${files[@]}"
   chmod 0440 "${files[@]}"
+  chown 0:999 secrets/redis_users.acl
+  chmod 0440 secrets/redis_users.acl
 else
   echo "not root: run 'sudo chown 0:10001 secrets/* && sudo chmod 0440 secrets/*' (or use rootless podman with --userns keep-id)"
 fi

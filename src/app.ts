@@ -6,24 +6,24 @@ import type { Server as HttpsServer } from 'node:https';
 import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { clientErrorHandler, registerErrorHandling } from './http/errors.ts';
 import { protectRoutes } from './http/protected.ts';
+import { registerJsonBodyParser } from './http/json-body.ts';
+import { serverTimeouts, type TlsMaterial } from './http/listeners.ts';
 import { redirectForwardedHttp } from './http/proxy.ts';
-import type { ScoringDeps } from './http/scoring-call.ts';
 import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
 import type { Metrics } from './ops/metrics.ts';
+import { connectRedis, type SharedRedis } from './ops/redis.ts';
 import { healthRoutes } from './routes/health.ts';
 import { infoRoute } from './routes/info.ts';
 import { predictRoutes } from './routes/predict.ts';
+import type { ProtectedRouteDeps } from './routes/deps.ts';
 import { v2Routes } from './routes/v2/index.ts';
 import type { ScorerOptions } from './scoring/scorer.ts';
 import type { Scorer } from './scoring/types.ts';
 
-export interface TlsMaterial {
-  key: string;
-  cert: string;
-}
+export type { TlsMaterial };
 
 export interface AppDeps {
   config: Config;
@@ -36,16 +36,22 @@ export interface AppDeps {
   tls?: TlsMaterial;
 }
 
-/** Dependencies every protected route plugin receives, v1 and later interfaces alike. */
-export interface ProtectedRouteDeps extends ScoringDeps {
-  config: Config;
-  logger: Logger;
+/** The shared Redis for REDIS_URL, closed with the app; undefined keeps all state in this process. */
+function sharedState(config: Config, logger: Logger): SharedRedis | undefined {
+  if (config.REDIS_URL === undefined) return undefined;
+  return connectRedis({
+    url: config.REDIS_URL,
+    prefix: config.REDIS_KEY_PREFIX,
+    onStatus: (up, error) =>
+      up ? logger.info('shared state (Redis) reachable') : logger.error({ error }, 'shared state (Redis) unreachable: not ready; rate limits not enforced, jobs answer 503'),
+  });
 }
 
 /** The engine settings a Config asks for, reporting each scoring call to `metrics`. */
 export function scorerOptions(config: Config, metrics: Metrics | undefined): ScorerOptions {
   return {
     modelDir: config.MODEL_DIR,
+    manifestSha256: config.MODEL_SHA256,
     workers: config.WORKERS,
     intraOpThreads: config.INTRA_OP_THREADS,
     maxQueue: config.MAX_QUEUE,
@@ -70,24 +76,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.TRUST_PROXY)
         : config.TRUST_PROXY,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
+    clientErrorHandler,
     ajv: {
       // Bodies are validated as sent: no coercion ("123" stays a string, 5 is not a conversation)
       // and no silent removal of unknown fields (they are a 422, see http/schemas.ts).
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
     },
   };
+  const timeouts = serverTimeouts(config.REQUEST_TIMEOUT_MS);
   const app = (
     deps.tls === undefined
-      ? Fastify(options)
+      ? Fastify({ ...options, http: timeouts })
       : Fastify({
           ...options,
-          https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' },
+          https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2', handshakeTimeout: config.REQUEST_TIMEOUT_MS, ...timeouts },
         } as FastifyHttpsOptions<HttpsServer>)
   ) as unknown as FastifyInstance;
+
+  // A handshake that times out or fails leaves the socket open unless someone closes it.
+  if (deps.tls !== undefined) app.server.on('tlsClientError', (_err: Error, socket: { destroy(): void }) => socket.destroy());
 
   app.decorateRequest('apiKeyId', undefined);
   await app.register(helmet, { global: true });
   registerErrorHandling(app, config.BODY_LIMIT_BYTES);
+  registerJsonBodyParser(app);
 
   if (config.TLS_MODE === 'off') redirectForwardedHttp(app, config.TRUST_PROXY);
 
@@ -102,7 +114,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  await app.register(healthRoutes, { scorer });
+  const shared = sharedState(config, logger);
+  if (shared !== undefined) {
+    // Registered before every plugin, so it runs after their own onClose hooks (jobs drain first).
+    app.addHook('onClose', async () => shared.close());
+    // Serving before the connection is up would skip rate limits and refuse jobs for nothing.
+    await shared.whenReady(5000);
+  }
+
+  await app.register(healthRoutes, { scorer, dependenciesReady: () => shared?.ready() ?? true });
 
   const routeDeps: ProtectedRouteDeps = {
     config,
@@ -110,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     scorer,
     metrics,
     audit: createAudit(logger, config.AUDIT_LOG),
+    shared,
   };
   await app.register(async (scope) => {
     await protectRoutes(scope, {
@@ -117,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       rateLimitMax: config.RATE_LIMIT_MAX,
       rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
       metrics,
+      shared,
     });
     await scope.register(predictRoutes, routeDeps);
     await scope.register(infoRoute, { scorer });

@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import envSchema from 'env-schema';
+import { loadSealingKey } from './jobs/sealing.ts';
 import { parseWebhookSecret } from './jobs/signing.ts';
 
 /** What fastify's `trustProxy` accepts, parsed from TRUST_PROXY. */
@@ -14,6 +15,7 @@ export interface Config {
   HOST: string;
   PORT: number;
   HTTP_PORT: number;
+  PUBLIC_HTTPS_PORT: number | undefined;
   TLS_MODE: 'on' | 'off';
   TLS_CERT_FILE: string | undefined;
   TLS_KEY_FILE: string | undefined;
@@ -27,6 +29,7 @@ export interface Config {
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   AUDIT_LOG: boolean;
   MODEL_DIR: string;
+  MODEL_SHA256: string | undefined;
   WORKERS: number;
   INTRA_OP_THREADS: number;
   MAX_QUEUE: number;
@@ -45,6 +48,11 @@ export interface Config {
   JOB_MAX_QUEUED_PER_KEY: number;
   JOB_MAX_QUEUED_CHARS: number;
   JOB_RESULT_TTL_MS: number;
+  // Shared state for several replicas (README "Scaling out"): unset keeps everything in this process.
+  REDIS_URL: string | undefined;
+  REDIS_ENCRYPTION_KEY_FILE: string | undefined;
+  REDIS_KEY_PREFIX: string;
+  JOB_LOCK_MS: number;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +77,7 @@ export const configSchema = {
     HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     PORT: port(8443),
     HTTP_PORT: port(8080),
+    PUBLIC_HTTPS_PORT: { type: 'integer', minimum: 1, maximum: 65535 },
     TLS_MODE: { type: 'string', enum: ['on', 'off'], default: 'on' },
     TLS_CERT_FILE: { type: 'string', minLength: 1 },
     TLS_KEY_FILE: { type: 'string', minLength: 1 },
@@ -86,6 +95,7 @@ export const configSchema = {
     },
     AUDIT_LOG: { type: 'boolean', default: false },
     MODEL_DIR: { type: 'string', minLength: 1, default: DEFAULT_MODEL_DIR },
+    MODEL_SHA256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
     WORKERS: positive(availableParallelism(), 256),
     INTRA_OP_THREADS: positive(1, 256),
     MAX_QUEUE: positive(64),
@@ -104,11 +114,17 @@ export const configSchema = {
     JOB_MAX_QUEUED_PER_KEY: positive(10),
     JOB_MAX_QUEUED_CHARS: positive(50_000_000),
     JOB_RESULT_TTL_MS: positive(3_600_000),
+    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    REDIS_URL_FILE: { type: 'string', minLength: 1 },
+    REDIS_ENCRYPTION_KEY_FILE: { type: 'string', minLength: 1 },
+    REDIS_KEY_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'conversation-risk' },
+    JOB_LOCK_MS: positive(30_000),
   },
 } as const;
 
 type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST'> & {
   WEBHOOK_SECRET_FILE: string | undefined;
+  REDIS_URL_FILE: string | undefined;
   TRUST_PROXY: string;
   WEBHOOK_ALLOWED_HOSTS: string;
   METRICS_HOST: string | undefined;
@@ -127,9 +143,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   try {
     raw = envSchema<Raw>({ schema: configSchema, data, dotenv: false, env: false });
   } catch (err) {
-    // Ajv names the variable as `env/NAME must ...`; say it the operator's way.
-    const message = err instanceof Error ? err.message : String(err);
-    throw new ConfigError(`invalid configuration: ${message.replaceAll('env/', '')}`);
+    throw new ConfigError(`invalid configuration: ${schemaMessage(err)}`);
+  }
+  for (const name of ['HOST', 'METRICS_HOST'] as const) {
+    const host = raw[name];
+    // Checked here, not at listen time, where `getaddrinfo ENOTFOUND` would name no variable.
+    if (host !== undefined && host !== 'localhost' && isIP(host) === 0) {
+      throw new ConfigError(`invalid configuration: ${name} must be an IP address to listen on (0.0.0.0, ::, 127.0.0.1) or localhost, got ${JSON.stringify(host)}`);
+    }
   }
   if ((raw.TLS_CERT_FILE === undefined) !== (raw.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
@@ -138,18 +159,73 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('invalid configuration: set API_KEYS or API_KEYS_FILE, not both');
   }
   const webhookSecret = readWebhookSecret(raw);
+  const redisUrl = readRedisUrl(raw);
+  if (redisUrl !== undefined) {
+    if (raw.REDIS_ENCRYPTION_KEY_FILE === undefined) {
+      throw new ConfigError('invalid configuration: REDIS_URL needs REDIS_ENCRYPTION_KEY_FILE (conversation text is never stored in Redis unencrypted)');
+    }
+    try {
+      loadSealingKey(raw.REDIS_ENCRYPTION_KEY_FILE);
+    } catch (err) {
+      throw new ConfigError(`invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const { REDIS_URL_FILE: _redisUrlFile, ...settings } = raw;
   return {
-    ...raw,
+    ...settings,
+    REDIS_URL: redisUrl,
+    REDIS_ENCRYPTION_KEY_FILE: raw.REDIS_ENCRYPTION_KEY_FILE,
     // Optional settings are always present, undefined when unset, so Config reads the same everywhere.
     TLS_CERT_FILE: raw.TLS_CERT_FILE,
     TLS_KEY_FILE: raw.TLS_KEY_FILE,
     API_KEYS: raw.API_KEYS,
     API_KEYS_FILE: raw.API_KEYS_FILE,
+    MODEL_SHA256: raw.MODEL_SHA256?.toLowerCase(),
+    PUBLIC_HTTPS_PORT: raw.PUBLIC_HTTPS_PORT,
     WEBHOOK_SECRET: webhookSecret,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),
     WEBHOOK_ALLOWED_HOSTS: parseHostList(raw.WEBHOOK_ALLOWED_HOSTS),
   };
+}
+
+interface SchemaError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: { allowedValues?: unknown[] };
+}
+
+/** Ajv's errors the operator's way: `NAME must ...`, listing the allowed values of an enum. */
+function schemaMessage(err: unknown): string {
+  const errors = (err as { errors?: SchemaError[] }).errors;
+  if (!Array.isArray(errors) || errors.length === 0) return (err instanceof Error ? err.message : String(err)).replaceAll('env/', '');
+  return errors
+    .map((e) => {
+      const name = (e.instancePath ?? '').replace(/^\//, '');
+      const allowed = e.keyword === 'enum' && Array.isArray(e.params?.allowedValues) ? `: ${e.params.allowedValues.join(', ')}` : '';
+      return `${name} ${e.message ?? 'is invalid'}${allowed}`;
+    })
+    .join('; ');
+}
+
+/** REDIS_URL, or the first line of REDIS_URL_FILE (so a password can come from a mounted secret). */
+function readRedisUrl(raw: Raw): string | undefined {
+  const { REDIS_URL: inline, REDIS_URL_FILE: file } = raw;
+  if (inline !== undefined && file !== undefined) {
+    throw new ConfigError('invalid configuration: set REDIS_URL or REDIS_URL_FILE, not both');
+  }
+  if (file === undefined) return inline;
+  let url: string;
+  try {
+    url = (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+  } catch {
+    throw new ConfigError(`invalid configuration: REDIS_URL_FILE cannot be read (${file})`);
+  }
+  if (!/^rediss?:\/\//.test(url)) {
+    throw new ConfigError('invalid configuration: REDIS_URL_FILE must hold a redis:// or rediss:// URL on its first line');
+  }
+  return url;
 }
 
 /** WEBHOOK_SECRET, or the first line of WEBHOOK_SECRET_FILE (a mounted secret keeps it out of the env). */

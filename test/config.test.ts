@@ -117,6 +117,41 @@ describe('configuration', () => {
     expect(() => loadConfig({ WEBHOOK_SECRET_FILE: bad })).toThrow(/WEBHOOK_SECRET_FILE/);
   });
 
+  it('names the variable and what it accepts: an enum lists its values, a host must be an IP address', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow('LOG_LEVEL must be equal to one of the allowed values: fatal, error, warn, info, debug, trace, silent');
+    expect(() => loadConfig({ HOST: 'not-an-ip' })).toThrow(/HOST must be an IP address .* got "not-an-ip"/);
+    expect(() => loadConfig({ METRICS_HOST: 'metrics.local' })).toThrow(/METRICS_HOST must be an IP address/);
+    expect(loadConfig({ HOST: '::1' }).HOST).toBe('::1');
+    expect(loadConfig({ HOST: 'localhost' }).HOST).toBe('localhost');
+  });
+
+  it('reads REDIS_URL or REDIS_URL_FILE and demands a valid REDIS_ENCRYPTION_KEY_FILE with either', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-redis-'));
+    const key = join(dir, 'key');
+    const shortKey = join(dir, 'short');
+    const urlFile = join(dir, 'url');
+    writeFileSync(key, `${Buffer.alloc(32, 3).toString('base64')}\n`);
+    writeFileSync(shortKey, `${Buffer.alloc(16, 3).toString('base64')}\n`);
+    writeFileSync(urlFile, 'rediss://app:pw@redis.internal:6380\nignored second line\n');
+    const none = loadConfig({});
+    expect([none.REDIS_URL, none.REDIS_ENCRYPTION_KEY_FILE, none.REDIS_KEY_PREFIX, none.JOB_LOCK_MS]).toEqual([undefined, undefined, 'conversation-risk', 30_000]);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_ENCRYPTION_KEY_FILE: key }).REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ REDIS_URL_FILE: urlFile, REDIS_ENCRYPTION_KEY_FILE: key }).REDIS_URL).toBe('rediss://app:pw@redis.internal:6380');
+    expect(() => loadConfig({ REDIS_URL: 'redis://h:1' })).toThrow(/REDIS_ENCRYPTION_KEY_FILE/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://h:1', REDIS_ENCRYPTION_KEY_FILE: shortKey })).toThrow(/32 random bytes/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://h:1', REDIS_ENCRYPTION_KEY_FILE: join(dir, 'absent') })).toThrow(/REDIS_ENCRYPTION_KEY_FILE: cannot read/);
+    expect(() => loadConfig({ REDIS_URL: 'http://h:1', REDIS_ENCRYPTION_KEY_FILE: key })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://h:1', REDIS_URL_FILE: urlFile, REDIS_ENCRYPTION_KEY_FILE: key })).toThrow(/REDIS_URL or REDIS_URL_FILE/);
+    // The message never repeats the URL (it may hold a password).
+    let message = '';
+    try {
+      loadConfig({ REDIS_URL: 'redis://user:s3cret@h:1' });
+    } catch (err) {
+      message = String(err);
+    }
+    expect(message).not.toContain('s3cret');
+  });
+
   it('makes the process exit non-zero with a message naming the bad variable', () => {
     const run = spawnSync(process.execPath, ['src/main.ts'], {
       cwd: REPO_ROOT,

@@ -116,6 +116,25 @@ describe('plain HTTP_PORT listener', () => {
     }
   });
 
+  it('sends clients to PUBLIC_HTTPS_PORT when set (the port compose publishes or the Service exposes)', async () => {
+    for (const [publicPort, expected] of [
+      ['443', 'https://127.0.0.1/health'],
+      ['9443', 'https://127.0.0.1:9443/health'],
+    ] as const) {
+      const port = await freePort();
+      const app = await startTestApp({ tls, scorer: t.scorer, env: { HTTP_PORT: String(port), TLS_MODE: 'on', PUBLIC_HTTPS_PORT: publicPort } });
+      const own = await startListeners({ app: app.app, metricsServer: undefined, config: app.config });
+      try {
+        const res = await call(`http://127.0.0.1:${port}/health`, { method: 'GET' });
+        expect(res.status).toBe(308);
+        expect(res.headers.location).toBe(expected);
+      } finally {
+        await own.close();
+        await app.close();
+      }
+    }
+  });
+
   it('never builds a redirect target from a hostile Host header', () => {
     expect(httpsLocation('evil.example/x', '/', 8443)).toBeUndefined();
     expect(httpsLocation('a.example:8080', '//evil.example/', 8443)).toBe('https://a.example:8443/');

@@ -101,7 +101,7 @@ describe('delivery to a real receiver', () => {
   const policy: DeliveryPolicy = { key, timeoutMs: 1000, retryBaseMs: 20, maxAttempts: 4, maxRetryMs: 10_000 };
   const message = () => ({ id: newMessageId(), body: JSON.stringify({ type: 'batch.completed', data: { job_id: 'j' } }) });
   let registry: Registry;
-  const metricsFor = () => createJobMetrics(registry, { unfinishedJobs: () => 0, pendingItems: () => 0 });
+  const metricsFor = () => createJobMetrics(registry, async () => ({ unfinishedJobs: 0, pendingItems: 0 }));
 
   beforeAll(async () => {
     receiver = await startReceiver();

@@ -61,6 +61,23 @@ describe('a scorer without a usable model stays up and answers model_unavailable
     await scorer.close();
   });
 
+  it('MODEL_SHA256 refuses a swapped package whose own manifest is consistent, and accepts the pinned one', async () => {
+    // Another package, self-consistent (its manifest hashes its files), in place of the pinned one.
+    const d = join(dir, 'swapped');
+    cpSync(FIXTURE, d, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8'));
+    manifest.version = '9.9.9-swapped';
+    writeFileSync(join(d, 'manifest.json'), JSON.stringify(manifest));
+    const pinned = createHash('sha256').update(readFileSync(join(FIXTURE, 'manifest.json'))).digest('hex');
+    const swapped = await createScorer({ ...base, modelDir: d, workers: 1, manifestSha256: pinned });
+    expect(swapped.ready).toBe(false);
+    expect(swapped.loadError).toMatch(/MODEL_SHA256 pins/);
+    await swapped.close();
+    const genuine = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, manifestSha256: pinned.toUpperCase() });
+    expect(genuine.ready).toBe(true);
+    await genuine.close();
+  });
+
   it('a model.onnx that onnxruntime cannot load (hash correct) leaves ready=false', async () => {
     const d = join(dir, 'garbage');
     cpSync(FIXTURE, d, { recursive: true });

@@ -372,13 +372,16 @@ describe('shutdown', () => {
     expect(Object.keys(payload.data.results)).toHaveLength(40);
   });
 
-  it('a job that cannot finish within the grace period does not hold the shutdown past it', async () => {
-    const t = await app({ SHUTDOWN_GRACE_MS: '200', JOB_MAX_ITEMS: '5000' });
+  it('a job that cannot finish within the grace period does not hold the shutdown past it, and is reported failed', async () => {
+    const t = await app({ SHUTDOWN_GRACE_MS: '400', JOB_MAX_ITEMS: '5000' });
     expect((await submit(t, { mode: 'batch', conversations: conversations(3000, 30), webhook_url: receiver.url() })).statusCode).toBe(202);
     const started = Date.now();
     await t.close();
     expect(Date.now() - started).toBeLessThan(2000);
-    // Past the deadline there is no time left to notify: the job is lost, as after a restart.
-    expect(receiver.requests).toHaveLength(0);
+    // Part of the grace period is kept for it: the receiver learns the job failed, with what was scored.
+    expect(receiver.requests).toHaveLength(1);
+    const payload = JSON.parse(receiver.requests[0]!.body);
+    expect(payload.type).toBe('batch.failed');
+    expect(Object.keys(payload.data.results)).toHaveLength(payload.data.progress.done);
   });
 });

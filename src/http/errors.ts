@@ -1,6 +1,9 @@
 // Maps every failure to `{detail}` with the right status. Details are written here, never copied from
 // an error message, so no stack trace, body fragment or key can reach a client or a log through them.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { JobsUnavailableError } from '../jobs/types.ts';
 import { ScoringError } from '../scoring/types.ts';
 
 /** An error whose status and detail are meant for the client as they are. */
@@ -103,10 +106,32 @@ function scoringAnswer(err: ScoringError): HttpError {
   }
 }
 
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (bad framing, headers too large,
+ * headers or body too slow): the same `{detail}` body as every other error, then the connection
+ * closes. Fastify's default would answer `{error, message, statusCode}`.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (err.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify({ detail: GENERIC_DETAIL[status] ?? 'Bad request' });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** The answer for any error: status, detail and headers, decided without reading its message. */
 export function toHttpError(error: unknown, bodyLimit: number): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof ScoringError) return scoringAnswer(error);
+  if (error instanceof JobsUnavailableError) {
+    return new HttpError(503, 'Batch jobs are unavailable: the shared job store cannot be reached; retry shortly', {
+      'retry-after': String(RETRY_AFTER_BUSY_S),
+    });
+  }
   const fe = error as Partial<FastifyError> & { detail?: unknown };
   if (Array.isArray(fe.validation)) return new HttpError(422, validationDetail(fe.validation as AjvLikeError[]));
   switch (fe.code) {
@@ -137,7 +162,8 @@ export function describeBug(error: unknown): Record<string, unknown> {
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const answer = toHttpError(error, bodyLimit);
+    // A route may set a smaller limit than the server's (routes/predict.ts).
+    const answer = toHttpError(error, request.routeOptions.bodyLimit ?? bodyLimit);
     if (answer.statusCode === 500) {
       request.log.error({ bug: describeBug(error) }, 'request failed');
     } else if (error instanceof ScoringError) {

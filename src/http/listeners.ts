@@ -6,8 +6,13 @@ import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { generate } from 'selfsigned';
-import type { TlsMaterial } from '../app.ts';
 import type { Config } from '../config.ts';
+
+/** A certificate and its key, PEM. */
+export interface TlsMaterial {
+  key: string;
+  cert: string;
+}
 
 export interface ResolvedTls extends TlsMaterial {
   /** SHA-256 fingerprint of the certificate, `AA:BB:...`, for operators to pin or compare. */
@@ -69,9 +74,19 @@ export function httpsLocation(hostHeader: string | undefined, url: string | unde
   return `https://${m[1]}${port}${path}`;
 }
 
+/**
+ * Node's own limits tied to REQUEST_TIMEOUT_MS: a stalled header block, body or TLS handshake is cut
+ * at that time. Node checks them every `connectionsCheckingInterval` (30 s by default, which let a
+ * 30 s timeout stretch to a minute), so the check runs at least every second.
+ */
+export function serverTimeouts(timeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+  return { headersTimeout: timeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeoutMs / 4))) };
+}
+
 /** A plain HTTP server whose only answer is 308 to HTTPS (400 when the Host header is unusable). */
-export function createRedirectServer(httpsPort: number): Server {
-  return createServer((req, res) => {
+export function createRedirectServer(httpsPort: number, timeoutMs = 30_000): Server {
+  // The same cut for stalled connections as the API port.
+  return createServer({ ...serverTimeouts(timeoutMs), requestTimeout: timeoutMs }, (req, res) => {
     const location = httpsLocation(req.headers.host, req.url, httpsPort);
     if (location === undefined) {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"detail":"Host header required"}');
@@ -104,7 +119,7 @@ export interface Listeners {
 export interface ListenerOptions {
   app: FastifyInstance;
   metricsServer: FastifyInstance | undefined;
-  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST'>;
+  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'PUBLIC_HTTPS_PORT' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST' | 'REQUEST_TIMEOUT_MS'>;
 }
 
 export async function startListeners({ app, metricsServer, config }: ListenerOptions): Promise<Listeners> {
@@ -117,7 +132,8 @@ export async function startListeners({ app, metricsServer, config }: ListenerOpt
   // send clients to a port that does not speak TLS.
   let redirect: Server | undefined;
   if (config.TLS_MODE === 'on' && config.HTTP_PORT > 0) {
-    redirect = createRedirectServer(appPort);
+    // Behind a published port or a Service, clients reach HTTPS on the public port, not the container's.
+    redirect = createRedirectServer(config.PUBLIC_HTTPS_PORT ?? appPort, config.REQUEST_TIMEOUT_MS);
     await listen(redirect, config.HTTP_PORT, config.HOST);
   }
   let metricsPort: number | undefined;

@@ -3,6 +3,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../ops/metrics.ts';
+import type { SharedRedis } from '../ops/redis.ts';
 import { bearerAuth, type ApiKey } from './auth.ts';
 import { HttpError } from './errors.ts';
 
@@ -11,6 +12,8 @@ export interface ProtectedContextOptions {
   rateLimitMax: number;
   rateLimitWindowMs: number;
   metrics: Metrics | undefined;
+  /** With Redis, every replica counts against the same per-key window. */
+  shared?: SharedRedis | undefined;
 }
 
 /** Auth then rate limit; the caller registers its routes on the returned scope afterwards. */
@@ -23,6 +26,14 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
     timeWindow: opts.rateLimitWindowMs,
     keyGenerator: (request: FastifyRequest) => request.apiKeyId ?? 'unauthenticated',
     onExceeded: () => opts.metrics?.rateLimited.inc(),
+    ...(opts.shared === undefined
+      ? {}
+      : {
+          redis: opts.shared.command,
+          nameSpace: `${opts.shared.prefix}:rate-limit:`,
+          // While Redis is down, requests are served unlimited rather than refused (readiness reports it).
+          skipOnError: true,
+        }),
     errorResponseBuilder: (_request, context) =>
       new HttpError(429, `Rate limit exceeded: ${context.max} requests per window; retry in ${context.after}`),
   });

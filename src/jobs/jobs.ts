@@ -1,166 +1,92 @@
-// Asynchronous batch jobs of /v2/predict/batch: admission (limits), a fair background runner feeding
-// the shared scorer at a bounded concurrency, results kept in memory for a while, and webhook delivery.
-// Nothing here is written to disk: a restart loses every job (clients see 404 and resubmit).
+// Asynchronous batch jobs of /v2/predict/batch: the one place that ties admission, the store, the
+// scheduler and notification together. With the in-memory parts (the default) a job lives in this
+// process only; with the Redis parts (createSharedJobs) any replica can take, run and report it.
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import type { Config } from '../config.ts';
 import { ScoringError, type Prediction, type ScoreRequest, type Scorer } from '../scoring/types.ts';
+import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
 import { fullJitter, sleep } from './backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from './delivery.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
+import type { SharedRedis } from '../ops/redis.ts';
+import { LocalNotifier, type Notifier } from './notification.ts';
+import { QueueNotifier } from './queue-notifier.ts';
+import { QueueScheduler } from './queue-scheduler.ts';
+import { RedisJobStore } from './redis-store.ts';
+import type { Sealer } from './sealing.ts';
 import { toV2Prediction, type V2Prediction } from './result.ts';
-import { newMessageId, parseWebhookSecret } from './signing.ts';
-import { checkWebhookTarget, parseAllowedHosts, type WebhookTargetPolicy } from './webhook-target.ts';
+import { LocalScheduler, type QueuedItem, type Scheduler } from './scheduler.ts';
+import { parseWebhookSecret } from './signing.ts';
+import { MemoryJobStore, type JobRecord, type JobStore } from './store.ts';
+import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
+import { parseAllowedHosts, type WebhookTargetPolicy } from './webhook-target.ts';
 
-/** The settings jobs read. */
-export type JobsConfig = Pick<
-  Config,
-  | 'WEBHOOK_SECRET'
-  | 'WEBHOOK_ALLOWED_HOSTS'
-  | 'WEBHOOK_ALLOW_HTTP'
-  | 'WEBHOOK_RETRY_BASE_MS'
-  | 'WEBHOOK_MAX_ATTEMPTS'
-  | 'WEBHOOK_MAX_RETRY_MS'
-  | 'WEBHOOK_TIMEOUT_MS'
-  | 'JOB_MAX_ITEMS'
-  | 'JOB_MAX_QUEUED_PER_KEY'
-  | 'JOB_MAX_QUEUED_CHARS'
-  | 'JOB_RESULT_TTL_MS'
->;
-
-/** The subset of pino's (and fastify's) logger jobs use. */
-export interface JobsLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
+export type { Jobs, JobItem, JobView, JobsConfig, RejectReason, SubmitResult } from './types.ts';
 
 export interface JobsDeps {
   config: JobsConfig;
   scorer: Pick<Scorer, 'score' | 'ready'>;
   registry: Registry;
   logger: JobsLogger;
-  /** Conversations scored at once for jobs, all jobs together; the rest of the pool stays free for live traffic. */
+  /** Conversations scored at once for jobs in this process; the rest of the pool stays free for live traffic. */
   concurrency?: number;
   /**
-   * Most results kept by finished jobs, all keys together (default 100,000, some tens of MB). Past it
-   * the oldest finished job is forgotten before its TTL, so memory stays bounded whatever the traffic.
+   * Most results kept by finished jobs in memory, all keys together (default 100,000, some tens of MB).
+   * Past it the oldest finished job is forgotten before its TTL, so memory stays bounded.
    */
   maxRetainedResults?: number;
   /** Called once per scored conversation (metrics, audit line); jobs keep neither text nor preview. */
-  onPrediction?: (request: ScoreRequest, prediction: Prediction, latencyMs: number) => void;
+  onPrediction?: (request: ScoreRequest, prediction: Prediction, result: V2Prediction, latencyMs: number) => void;
 }
 
-export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
-export type WebhookStatus = 'pending' | 'delivered' | 'failed';
-
-export interface JobItem {
-  id: string;
-  request: ScoreRequest;
+/** The parts a JobService is made of; createJobs and the Redis wiring pick them. */
+export interface JobParts {
+  store: JobStore;
+  scheduler: Scheduler;
+  notifier: Notifier;
 }
 
-export interface SubmitInput {
-  keyId: string;
-  items: JobItem[];
-  webhookUrl?: string | undefined;
-  /** Idempotency-Key header with a fingerprint of the body it came with. */
-  idempotency?: { key: string; fingerprint: string } | undefined;
-}
-
-export interface JobView {
-  job_id: string;
-  status: JobStatus;
-  progress: { done: number; total: number };
-  created_at: string;
-  started_at?: string;
-  completed_at?: string;
-  expires_at?: string;
-  results?: Record<string, V2Prediction>;
-  error?: string;
-  webhook?: { status: WebhookStatus; attempts: number; last_error?: string };
-}
-
-export type RejectReason =
-  | 'shutting_down'
-  | 'model_unavailable'
-  | 'too_many_items'
-  | 'too_large'
-  | 'per_key_limit'
-  | 'queue_full'
-  | 'invalid_webhook'
-  | 'idempotency_mismatch';
-
-export type SubmitResult =
-  | { ok: true; job: JobView; replayed: boolean }
-  | { ok: false; reason: RejectReason; detail: string };
-
-interface Job {
-  id: string;
-  keyId: string;
-  status: JobStatus;
-  createdAt: number;
-  startedAt?: number;
-  completedAt?: number;
-  expiresAt?: number;
-  ids: string[];
-  /** Pending requests; an entry is cleared as soon as it is scored, so text leaves memory early. */
-  pending: Array<ScoreRequest | undefined>;
-  results: Map<string, V2Prediction>;
-  next: number;
-  done: number;
-  inFlight: number;
-  error?: string;
-  webhook?: { url: URL; status: WebhookStatus; attempts: number; lastError?: string };
-  idempotency?: { key: string; fingerprint: string };
-}
-
+/**
+ * Share of the drain time scoring may use; the rest is kept for the webhooks of jobs that ended then,
+ * so a job cut off by shutdown still reports `batch.failed` with the results scored so far.
+ */
+const SCORING_SHARE = 0.6;
 const OVERLOAD_BASE_MS = 25;
 const OVERLOAD_CAP_MS = 1000;
 const TIMEOUT_RETRIES = 2;
-/** Floor of the Retry-After on limit answers, in seconds. */
-export const JOB_RETRY_AFTER_S = 5;
-
-const SHUTDOWN_ERROR = 'The service shut down before the job finished; resubmit it';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export class Jobs {
+/** Work cut off by this replica's shutdown that a shared queue gives to another replica instead. */
+class Interrupted extends Error {
+  constructor() {
+    super('interrupted by shutdown; left for another replica');
+    this.name = 'Interrupted';
+  }
+}
+
+export class JobService implements Jobs {
   readonly #config: JobsConfig;
   readonly #scorer: Pick<Scorer, 'score' | 'ready'>;
   readonly #logger: JobsLogger;
   readonly #metrics: JobMetrics;
-  readonly #concurrency: number;
   readonly #onPrediction: JobsDeps['onPrediction'];
   readonly #target: WebhookTargetPolicy;
   readonly #delivery: DeliveryPolicy | undefined;
-
-  readonly #jobs = new Map<string, Job>();
-  readonly #idempotent = new Map<string, string>();
-  /** Runnable jobs (items left to start) per key, FIFO within a key; keys are served round-robin. */
-  readonly #runnable = new Map<string, Job[]>();
-  readonly #unfinishedByKey = new Map<string, number>();
-  readonly #deliveries = new Set<Promise<void>>();
-  readonly #expiryTimers = new Set<NodeJS.Timeout>();
-  /** Finished jobs in completion order, oldest first: the eviction order past maxRetainedResults. */
-  readonly #finished = new Set<Job>();
-  readonly #maxRetainedResults: number;
-  #retainedResults = 0;
-  /** Aborted at the shutdown deadline: withdraws queued scoring and pending webhook retries. */
-  readonly #stop = new AbortController();
-  #idleWaiters: Array<() => void> = [];
+  readonly #store: JobStore;
+  readonly #scheduler: Scheduler;
+  readonly #notifier: Notifier;
   #accepting = true;
-  #active = 0;
-  #queuedChars = 0;
-  #pendingItems = 0;
-  #unfinished = 0;
 
-  constructor(deps: JobsDeps) {
+  constructor(deps: JobsDeps, parts: JobParts) {
     const c = deps.config;
     this.#config = c;
     this.#scorer = deps.scorer;
     this.#logger = deps.logger;
-    this.#concurrency = Math.max(1, deps.concurrency ?? 2);
     this.#onPrediction = deps.onPrediction;
-    this.#maxRetainedResults = deps.maxRetainedResults ?? 100_000;
+    this.#store = parts.store;
+    this.#scheduler = parts.scheduler;
+    this.#notifier = parts.notifier;
     this.#target = { allowedHosts: parseAllowedHosts(c.WEBHOOK_ALLOWED_HOSTS), allowHttp: c.WEBHOOK_ALLOW_HTTP };
     this.#delivery =
       c.WEBHOOK_SECRET === undefined
@@ -172,360 +98,305 @@ export class Jobs {
             maxAttempts: c.WEBHOOK_MAX_ATTEMPTS,
             maxRetryMs: c.WEBHOOK_MAX_RETRY_MS,
           };
-    this.#metrics = createJobMetrics(deps.registry, {
-      unfinishedJobs: () => this.#unfinished,
-      pendingItems: () => this.#pendingItems,
-    });
-    // At the shutdown deadline, jobs with nothing in flight will never be picked again: end them now.
-    this.#stop.signal.addEventListener('abort', () => {
-      for (const job of [...this.#runnable.values()].flat()) {
-        this.#fail(job, SHUTDOWN_ERROR);
-        this.#settle(job);
-      }
-    });
+    this.#metrics = createJobMetrics(deps.registry, () => this.#store.counts());
+    this.#scheduler.start(
+      (item, signal) => this.#runItem(item, signal),
+      (item, detail) => this.#unreadable(item, detail),
+    );
+    this.#notifier.start((jobId, messageId, signal) => this.#deliver(jobId, messageId, signal));
   }
 
   get accepting(): boolean {
     return this.#accepting;
   }
 
-  /** Admits a job or says which rule refused it. The caller has validated shapes and ages. */
-  submit(input: SubmitInput): SubmitResult {
-    const replay = this.#replay(input);
+  async submit(input: SubmitInput): Promise<SubmitResult> {
+    const replay = await this.#replay(input);
     if (replay !== undefined) return replay;
-    const reject = (reason: RejectReason, detail: string): SubmitResult => {
+    const reject = (reason: Extract<SubmitResult, { ok: false }>['reason'], detail: string): SubmitResult => {
       this.#metrics.jobStatus('rejected');
       return { ok: false, reason, detail };
     };
-    if (!this.#accepting) return reject('shutting_down', 'The service is shutting down and accepts no new jobs; resubmit shortly');
-    if (!this.#scorer.ready) return reject('model_unavailable', 'Model is not loaded; the service is degraded');
+    const checked = checkSubmission(input, {
+      accepting: this.#accepting,
+      modelReady: this.#scorer.ready,
+      config: this.#config,
+      webhooksEnabled: this.#delivery !== undefined,
+      target: this.#target,
+    });
+    if (!checked.ok) return reject(checked.reason, checked.detail);
+    const { chars, webhookUrl } = checked;
     const c = this.#config;
-    if (input.items.length > c.JOB_MAX_ITEMS) {
-      return reject('too_many_items', `conversations: must hold at most ${c.JOB_MAX_ITEMS} items (JOB_MAX_ITEMS)`);
-    }
-    let webhook: Job['webhook'];
-    if (input.webhookUrl !== undefined) {
-      if (this.#delivery === undefined) {
-        return reject('invalid_webhook', 'webhook_url: webhooks are disabled because WEBHOOK_SECRET is not configured (they could not be signed)');
-      }
-      const check = checkWebhookTarget(input.webhookUrl, this.#target);
-      if (!check.ok) return reject('invalid_webhook', check.detail);
-      webhook = { url: check.url, status: 'pending', attempts: 0 };
-    }
-    const chars = input.items.reduce((sum, item) => sum + item.request.conversation.length, 0);
-    if (chars > c.JOB_MAX_QUEUED_CHARS) {
-      return reject('too_large', `The job holds ${chars} characters, more than JOB_MAX_QUEUED_CHARS (${c.JOB_MAX_QUEUED_CHARS}); split it`);
-    }
-    if ((this.#unfinishedByKey.get(input.keyId) ?? 0) >= c.JOB_MAX_QUEUED_PER_KEY) {
+    const reservation = await this.#store.reserve(input.keyId, chars, input.items.length, {
+      perKey: c.JOB_MAX_QUEUED_PER_KEY,
+      maxChars: c.JOB_MAX_QUEUED_CHARS,
+    });
+    if (reservation === 'per_key_limit') {
       return reject('per_key_limit', `This API key already has ${c.JOB_MAX_QUEUED_PER_KEY} unfinished jobs (JOB_MAX_QUEUED_PER_KEY); retry when one finishes`);
     }
-    if (this.#queuedChars + chars > c.JOB_MAX_QUEUED_CHARS) {
-      return reject('queue_full', 'The job queue is full (JOB_MAX_QUEUED_CHARS); retry later');
-    }
+    if (reservation === 'queue_full') return reject('queue_full', 'The job queue is full (JOB_MAX_QUEUED_CHARS); retry later');
 
-    const now = Date.now();
-    const job: Job = {
+    const record: JobRecord = {
       id: randomUUID(),
       keyId: input.keyId,
       status: 'queued',
-      createdAt: now,
+      createdAt: Date.now(),
       ids: input.items.map((i) => i.id),
-      pending: input.items.map((i) => i.request),
-      results: new Map(),
-      next: 0,
       done: 0,
-      inFlight: 0,
-      ...(webhook === undefined ? {} : { webhook }),
+      ...(webhookUrl === undefined ? {} : { webhook: { url: webhookUrl, status: 'pending' as const, attempts: 0 } }),
       ...(input.idempotency === undefined ? {} : { idempotency: input.idempotency }),
     };
-    this.#jobs.set(job.id, job);
-    if (input.idempotency !== undefined) this.#idempotent.set(this.#idemKey(input.keyId, input.idempotency.key), job.id);
-    this.#queuedChars += chars;
-    this.#pendingItems += job.ids.length;
-    this.#unfinished++;
-    this.#unfinishedByKey.set(job.keyId, (this.#unfinishedByKey.get(job.keyId) ?? 0) + 1);
-    const queue = this.#runnable.get(job.keyId);
-    if (queue === undefined) this.#runnable.set(job.keyId, [job]);
-    else queue.push(job);
+    try {
+      await this.#store.create(record);
+    } catch (err) {
+      await this.#store.unreserve(input.keyId, chars, input.items.length).catch(() => undefined);
+      throw err;
+    }
+    // The answer describes the job as accepted (queued), before a worker may pick it up.
+    const view = await this.#view(record);
+    const queued: QueuedItem[] = input.items.map((item, index) => ({
+      jobId: record.id,
+      keyId: record.keyId,
+      index,
+      id: item.id,
+      request: item.request,
+      chars: item.request.conversation.length,
+    }));
+    try {
+      await this.#scheduler.enqueue(queued);
+    } catch (err) {
+      // Never half-queued in silence: the job ends failed (if the store still answers) and the caller gets 503.
+      await this.#failJob(record.id, 'The job could not be queued; resubmit it').catch(() => undefined);
+      for (const item of queued) await this.#finishItem(item).catch(() => undefined);
+      throw new JobsUnavailableError('the job queue (Redis) cannot be reached', { cause: err });
+    }
     this.#metrics.jobStatus('queued');
-    this.#logger.info({ job_id: job.id, items: job.ids.length, webhook: webhook !== undefined }, 'job queued');
-    // The answer describes the job as accepted (queued), before the runner may pick it up.
-    const view = this.#view(job);
-    this.#pump();
+    this.#logger.info({ job_id: record.id, items: record.ids.length, webhook: webhookUrl !== undefined }, 'job queued');
     return { ok: true, job: view, replayed: false };
   }
 
-  /** The job as its owner sees it; undefined for unknown, expired or another key's job. */
-  get(keyId: string, jobId: string): JobView | undefined {
-    const job = this.#jobs.get(jobId);
-    if (job === undefined || job.keyId !== keyId) return undefined;
-    if (job.expiresAt !== undefined && Date.now() >= job.expiresAt) {
-      this.#expire(job);
-      return undefined;
-    }
-    return this.#view(job);
+  async get(keyId: string, jobId: string): Promise<JobView | undefined> {
+    const record = await this.#store.get(jobId);
+    if (record === undefined || record.keyId !== keyId) return undefined;
+    return this.#view(record);
   }
 
-  /** Refuses new jobs from now on (503); running ones continue. */
   stopAccepting(): void {
     this.#accepting = false;
   }
 
   /**
-   * Shutdown: refuse new jobs, let accepted ones finish and their webhooks be delivered, for at most
-   * `withinMs`. At the deadline, scoring still queued is withdrawn (those jobs end `failed`) and webhook
-   * retries stop. Resolves when nothing is left running.
+   * Shutdown: refuse new jobs, let work running here finish and its webhooks be delivered, for at most
+   * `withinMs`. After SCORING_SHARE of it, items this process still holds are withdrawn (their jobs end
+   * `failed` and their webhooks go out with the results so far); at `withinMs` webhook retries stop.
+   * Items in a shared queue stay there for the other replicas.
    */
   async drain(withinMs: number): Promise<void> {
     this.stopAccepting();
-    const deadline = setTimeout(() => this.#stop.abort(new Error('shutdown deadline')), Math.max(0, withinMs));
+    const budget = Math.max(0, withinMs);
+    const scoringDeadline = AbortSignal.timeout(Math.floor(budget * SCORING_SHARE));
+    const deliveryDeadline = new AbortController();
+    const timer = setTimeout(() => deliveryDeadline.abort(new Error('shutdown deadline')), budget);
     try {
-      await this.#idle();
+      const withdrawn = await this.#scheduler.drain(scoringDeadline);
+      for (const item of withdrawn) {
+        await this.#store.fail(item.jobId, SHUTDOWN_ERROR).catch(() => false);
+        await this.#finishItem(item);
+      }
+      await this.#notifier.drain(deliveryDeadline.signal);
     } finally {
-      clearTimeout(deadline);
-      this.#stop.abort(new Error('drained'));
-      for (const t of this.#expiryTimers) clearTimeout(t);
-      this.#expiryTimers.clear();
+      clearTimeout(timer);
+      await this.#store.close().catch(() => undefined);
     }
   }
 
-  #idemKey(keyId: string, key: string): string {
-    return `${keyId}\u0000${key}`;
-  }
-
-  #replay(input: SubmitInput): SubmitResult | undefined {
+  async #replay(input: SubmitInput): Promise<SubmitResult | undefined> {
     if (input.idempotency === undefined) return undefined;
-    const jobId = this.#idempotent.get(this.#idemKey(input.keyId, input.idempotency.key));
-    const job = jobId === undefined ? undefined : this.#jobs.get(jobId);
-    if (job === undefined) return undefined;
-    if (job.idempotency?.fingerprint !== input.idempotency.fingerprint) {
+    const jobId = await this.#store.findIdempotent(input.keyId, input.idempotency.key);
+    const record = jobId === undefined ? undefined : await this.#store.get(jobId);
+    if (record === undefined || record.keyId !== input.keyId) return undefined;
+    if (record.idempotency?.fingerprint !== input.idempotency.fingerprint) {
       return { ok: false, reason: 'idempotency_mismatch', detail: 'Idempotency-Key was already used with a different request body' };
     }
-    return { ok: true, job: this.#view(job), replayed: true };
+    return { ok: true, job: await this.#view(record), replayed: true };
   }
 
-  #view(job: Job): JobView {
+  async #view(record: JobRecord): Promise<JobView> {
     const view: JobView = {
-      job_id: job.id,
-      status: job.status,
-      progress: { done: job.done, total: job.ids.length },
-      created_at: iso(job.createdAt),
+      job_id: record.id,
+      status: record.status,
+      progress: { done: record.done, total: record.ids.length },
+      created_at: iso(record.createdAt),
     };
-    if (job.startedAt !== undefined) view.started_at = iso(job.startedAt);
-    if (job.completedAt !== undefined) view.completed_at = iso(job.completedAt);
-    if (job.expiresAt !== undefined) view.expires_at = iso(job.expiresAt);
-    if (job.status === 'done' || job.status === 'failed') view.results = this.#results(job);
-    if (job.error !== undefined) view.error = job.error;
-    if (job.webhook !== undefined) {
-      const { status, attempts, lastError } = job.webhook;
+    if (record.startedAt !== undefined) view.started_at = iso(record.startedAt);
+    if (record.completedAt !== undefined) view.completed_at = iso(record.completedAt);
+    if (record.expiresAt !== undefined) view.expires_at = iso(record.expiresAt);
+    if (record.status === 'done' || record.status === 'failed') view.results = await this.#store.results(record);
+    if (record.error !== undefined) view.error = record.error;
+    if (record.webhook !== undefined) {
+      const { status, attempts, lastError } = record.webhook;
       view.webhook = { status, attempts, ...(lastError === undefined ? {} : { last_error: lastError }) };
     }
     return view;
   }
 
-  /** Results in input order; fromEntries defines own properties, so an id like `__proto__` is safe. */
-  #results(job: Job): Record<string, V2Prediction> {
-    const entries: Array<[string, V2Prediction]> = [];
-    for (const id of job.ids) {
-      const r = job.results.get(id);
-      if (r !== undefined) entries.push([id, r]);
-    }
-    return Object.fromEntries(entries);
-  }
-
-  /** Next job to take an item from: round-robin over keys, so one key's big jobs cannot starve another's. */
-  #pick(): Job | undefined {
-    const entry = this.#runnable.entries().next();
-    if (entry.done) return undefined;
-    const [keyId, queue] = entry.value;
-    const job = queue[0] as Job;
-    // Move this key to the back of the rotation.
-    this.#runnable.delete(keyId);
-    if (job.next + 1 >= job.pending.length) queue.shift();
-    if (queue.length > 0) this.#runnable.set(keyId, queue);
-    return job;
-  }
-
-  #pump(): void {
-    while (this.#active < this.#concurrency && !this.#stop.signal.aborted) {
-      const job = this.#pick();
-      if (job === undefined) return;
-      const index = job.next++;
-      if (job.status === 'queued') {
-        job.status = 'running';
-        job.startedAt = Date.now();
-      }
-      this.#active++;
-      job.inFlight++;
-      void this.#runItem(job, index).finally(() => {
-        this.#active--;
-        job.inFlight--;
-        this.#settle(job);
-        this.#pump();
-      });
-    }
-  }
-
-  async #runItem(job: Job, index: number): Promise<void> {
-    const request = job.pending[index];
-    if (request === undefined || job.status !== 'running') return;
-    const signal = this.#stop.signal;
-    let timeouts = 0;
+  /** Scores one item with retries on overload, records the outcome, and ends the job after its last item. */
+  async #runItem(item: QueuedItem, signal: AbortSignal): Promise<void> {
+    let requeued = false;
     try {
-      for (let retry = 0; ; retry++) {
-        const t0 = performance.now();
-        try {
-          const [prediction] = await this.#scorer.score([request], { signal });
-          if (prediction === undefined) throw new ScoringError('internal', 'scorer returned no prediction');
-          this.#onPrediction?.(request, prediction, Math.round(performance.now() - t0));
-          if (job.status === 'running') {
-            job.results.set(job.ids[index] as string, toV2Prediction(prediction));
-            job.done++;
-          }
-          return;
-        } catch (err) {
-          if (signal.aborted) return this.#fail(job, SHUTDOWN_ERROR);
-          const kind = err instanceof ScoringError ? err.kind : 'internal';
-          // Live traffic has priority: a full scorer queue means wait and try again, never fail the job.
-          if (kind === 'overloaded' || (kind === 'timeout' && ++timeouts <= TIMEOUT_RETRIES)) {
-            await sleep(fullJitter(OVERLOAD_BASE_MS, retry, OVERLOAD_CAP_MS) + OVERLOAD_BASE_MS, signal).catch(() => undefined);
-            continue;
-          }
-          const detail =
-            kind === 'model_unavailable'
-              ? 'The model became unavailable while the job ran'
-              : kind === 'timeout'
-                ? `Scoring conversation ${JSON.stringify(job.ids[index])} timed out repeatedly`
-                : `Scoring conversation ${JSON.stringify(job.ids[index])} failed unexpectedly`;
-          return this.#fail(job, detail);
-        }
+      const record = await this.#store.get(item.jobId);
+      // A failed (or expired) job's remaining items are accounted for without scoring.
+      if (record !== undefined && (record.status === 'queued' || record.status === 'running')) {
+        await this.#store.markStarted(item.jobId, Date.now());
+        await this.#score(item, signal);
       }
+    } catch (err) {
+      // Rethrown so the shared queue keeps the item (it is neither scored nor counted here).
+      if (err instanceof Interrupted) {
+        requeued = true;
+        throw err;
+      }
+      this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be recorded');
     } finally {
-      this.#release(job, index);
+      if (!requeued) {
+        await this.#finishItem(item).catch((err: unknown) => {
+          this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be accounted');
+        });
+      }
     }
   }
 
-  #release(job: Job, index: number): void {
-    const request = job.pending[index];
-    if (request === undefined) return;
-    job.pending[index] = undefined;
-    this.#queuedChars -= request.conversation.length;
-    this.#pendingItems--;
+  /** An item whose text could not be opened: its job fails (this replica cannot score it, nor can any other with the same key). */
+  async #unreadable(item: QueuedItem, detail: string): Promise<void> {
+    await this.#failJob(item.jobId, detail);
+    await this.#finishItem(item);
   }
 
-  #fail(job: Job, error: string): void {
-    if (job.status !== 'running' && job.status !== 'queued') return;
-    job.status = 'failed';
-    job.error = error;
+  async #score(item: QueuedItem, signal: AbortSignal): Promise<void> {
+    let timeouts = 0;
+    for (let retry = 0; ; retry++) {
+      const t0 = performance.now();
+      try {
+        const [prediction] = await this.#scorer.score([item.request], { signal });
+        if (prediction === undefined) throw new ScoringError('internal', 'scorer returned no prediction');
+        const result = toV2Prediction(prediction, item.request.conversation);
+        this.#onPrediction?.(item.request, prediction, result, Math.round(performance.now() - t0));
+        await this.#store.addResult(item.jobId, item.id, result);
+        return;
+      } catch (err) {
+        if (signal.aborted) {
+          if (this.#scheduler.requeuesInterrupted) throw new Interrupted();
+          return this.#failJob(item.jobId, SHUTDOWN_ERROR);
+        }
+        const kind = err instanceof ScoringError ? err.kind : 'internal';
+        // Live traffic has priority: a full scorer queue means wait and try again, never fail the job.
+        if (kind === 'overloaded' || (kind === 'timeout' && ++timeouts <= TIMEOUT_RETRIES)) {
+          await sleep(fullJitter(OVERLOAD_BASE_MS, retry, OVERLOAD_CAP_MS) + OVERLOAD_BASE_MS, signal).catch(() => undefined);
+          continue;
+        }
+        const detail =
+          kind === 'model_unavailable'
+            ? 'The model became unavailable while the job ran'
+            : kind === 'timeout'
+              ? `Scoring conversation ${JSON.stringify(item.id)} timed out repeatedly`
+              : `Scoring conversation ${JSON.stringify(item.id)} failed unexpectedly`;
+        return this.#failJob(item.jobId, detail);
+      }
+    }
+  }
+
+  async #failJob(jobId: string, error: string): Promise<void> {
+    if (!(await this.#store.fail(jobId, error))) return;
     // Items not yet started will never run: free their text and budget now.
-    const queue = this.#runnable.get(job.keyId);
-    if (queue !== undefined) {
-      const rest = queue.filter((j) => j !== job);
-      if (rest.length > 0) this.#runnable.set(job.keyId, rest);
-      else this.#runnable.delete(job.keyId);
-    }
-    for (let i = job.next; i < job.pending.length; i++) this.#release(job, i);
-    job.next = job.pending.length;
+    for (const dropped of this.#scheduler.cancel(jobId)) await this.#finishItem(dropped);
   }
 
-  /** Finishes a job once its last item is back (done) or once nothing of a failed job is in flight. */
-  #settle(job: Job): void {
-    if (job.completedAt !== undefined || job.inFlight > 0) return;
-    if (job.status === 'running' && job.done < job.ids.length) return;
-    if (job.status === 'running') job.status = 'done';
-    const now = Date.now();
-    job.completedAt = now;
-    job.expiresAt = now + this.#config.JOB_RESULT_TTL_MS;
-    this.#unfinished--;
-    const left = (this.#unfinishedByKey.get(job.keyId) ?? 1) - 1;
-    if (left > 0) this.#unfinishedByKey.set(job.keyId, left);
-    else this.#unfinishedByKey.delete(job.keyId);
-    this.#metrics.jobStatus(job.status === 'done' ? 'done' : 'failed');
+  async #finishItem(item: QueuedItem): Promise<void> {
+    const finished = await this.#store.itemFinished(item.jobId, item.keyId, item.chars);
+    const record = await this.#store.get(item.jobId);
+    if (record === undefined || finished < record.ids.length) return;
+    const ended = await this.#store.complete(item.jobId, Date.now(), this.#config.JOB_RESULT_TTL_MS);
+    if (ended === undefined) return;
+    this.#metrics.jobStatus(ended.status === 'done' ? 'done' : 'failed');
     this.#logger.info(
-      { job_id: job.id, status: job.status, items: job.ids.length, scored: job.done, ms: now - (job.startedAt ?? job.createdAt) },
+      {
+        job_id: ended.id,
+        status: ended.status,
+        items: ended.ids.length,
+        scored: ended.done,
+        ms: (ended.completedAt ?? Date.now()) - (ended.startedAt ?? ended.createdAt),
+      },
       'job finished',
     );
-    const timer = setTimeout(() => {
-      this.#expiryTimers.delete(timer);
-      this.#expire(job);
-    }, this.#config.JOB_RESULT_TTL_MS);
-    timer.unref();
-    this.#expiryTimers.add(timer);
-    if (job.webhook !== undefined) this.#notify(job);
-    this.#retain(job);
-    this.#checkIdle();
+    if (ended.webhook !== undefined) await this.#notifier.notify(ended.id);
   }
 
-  #retain(job: Job): void {
-    this.#finished.add(job);
-    this.#retainedResults += job.results.size;
-    for (const oldest of this.#finished) {
-      if (this.#retainedResults <= this.#maxRetainedResults || oldest === job) break;
-      this.#logger.warn({ job_id: oldest.id }, 'finished job forgotten before its TTL: retained results at their limit');
-      this.#expire(oldest);
-    }
-  }
-
-  #expire(job: Job): void {
-    if (this.#finished.delete(job)) this.#retainedResults -= job.results.size;
-    this.#jobs.delete(job.id);
-    if (job.idempotency !== undefined) this.#idempotent.delete(this.#idemKey(job.keyId, job.idempotency.key));
-    job.results.clear();
-  }
-
-  #notify(job: Job): void {
-    const webhook = job.webhook;
-    if (webhook === undefined || this.#delivery === undefined) return;
+  /** Builds the job's webhook message from the store and delivers it (the notifier decides where). */
+  async #deliver(jobId: string, messageId: string, signal: AbortSignal): Promise<void> {
+    const record = await this.#store.get(jobId).catch(() => undefined);
+    const webhook = record?.webhook;
+    if (record === undefined || webhook === undefined || this.#delivery === undefined) return;
     const body = JSON.stringify({
-      type: job.status === 'done' ? 'batch.completed' : 'batch.failed',
-      timestamp: iso(job.completedAt ?? Date.now()),
+      type: record.status === 'done' ? 'batch.completed' : 'batch.failed',
+      timestamp: iso(record.completedAt ?? Date.now()),
       data: {
-        job_id: job.id,
-        status: job.status,
-        progress: { done: job.done, total: job.ids.length },
-        results: this.#results(job),
-        ...(job.error === undefined ? {} : { error: job.error }),
+        job_id: record.id,
+        status: record.status,
+        progress: { done: record.done, total: record.ids.length },
+        results: await this.#store.results(record),
+        ...(record.error === undefined ? {} : { error: record.error }),
       },
     });
-    const message = { id: newMessageId(), body };
-    const delivery = deliverWebhook(webhook.url, message, this.#delivery, {
-      signal: this.#stop.signal,
+    const url = new URL(webhook.url);
+    const result = await deliverWebhook(url, { id: messageId, body }, this.#delivery, {
+      signal,
       metrics: this.#metrics,
-      onAttempt: (n) => {
-        webhook.attempts = n;
-      },
-    }).then((result) => {
-      webhook.status = result.delivered ? 'delivered' : 'failed';
-      webhook.attempts = result.attempts;
-      if (result.lastError !== undefined && !result.delivered) webhook.lastError = result.lastError;
-      this.#metrics.delivery(result.delivered ? 'delivered' : 'failed');
-      // The host only: a URL's path or query may carry the receiver's own tokens.
-      const log = { job_id: job.id, webhook_id: message.id, host: webhook.url.host, attempts: result.attempts };
-      if (result.delivered) this.#logger.info(log, 'webhook delivered');
-      else this.#logger.warn({ ...log, error: result.lastError }, 'webhook delivery failed');
+      onAttempt: (n) => void this.#store.updateWebhook(jobId, { attempts: n }).catch(() => undefined),
     });
-    this.#deliveries.add(delivery);
-    void delivery.finally(() => {
-      this.#deliveries.delete(delivery);
-      this.#checkIdle();
-    });
-  }
-
-  #checkIdle(): void {
-    if (this.#unfinished > 0 || this.#deliveries.size > 0) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const w of waiters) w();
-  }
-
-  #idle(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#idleWaiters.push(resolve);
-      this.#checkIdle();
-    });
+    // Cut off by this replica's shutdown: a shared queue hands the webhook to another replica.
+    if (!result.delivered && signal.aborted && this.#scheduler.requeuesInterrupted) throw new Interrupted();
+    await this.#store
+      .updateWebhook(jobId, {
+        status: result.delivered ? 'delivered' : 'failed',
+        attempts: result.attempts,
+        ...(result.lastError !== undefined && !result.delivered ? { lastError: result.lastError } : {}),
+      })
+      .catch(() => undefined);
+    this.#metrics.delivery(result.delivered ? 'delivered' : 'failed');
+    // The host only: a URL's path or query may carry the receiver's own tokens.
+    const log = { job_id: jobId, webhook_id: messageId, host: url.host, attempts: result.attempts };
+    if (result.delivered) this.#logger.info(log, 'webhook delivered');
+    else this.#logger.warn({ ...log, error: result.lastError }, 'webhook delivery failed');
   }
 }
 
+/** Jobs in this process's memory: the default, and what `npm start` runs without Redis. */
 export function createJobs(deps: JobsDeps): Jobs {
-  return new Jobs(deps);
+  const store = new MemoryJobStore({
+    ...(deps.maxRetainedResults === undefined ? {} : { maxRetainedResults: deps.maxRetainedResults }),
+    onEvict: (jobId) => deps.logger.warn({ job_id: jobId }, 'finished job forgotten before its TTL: retained results at their limit'),
+  });
+  return new JobService(deps, { store, scheduler: new LocalScheduler(deps.concurrency ?? 2), notifier: new LocalNotifier() });
+}
+
+/** What createSharedJobs needs: the Redis connections, the item sealer and the lock time. */
+export interface SharedJobsOptions {
+  redis: SharedRedis;
+  sealer: Sealer;
+  /** JOB_LOCK_MS: how long a silent replica keeps its items before another takes them. */
+  lockMs: number;
+}
+
+/** Jobs shared by every replica through Redis: any replica admits, runs, reports and answers for any job. */
+export function createSharedJobs(deps: JobsDeps, shared: SharedJobsOptions): Jobs {
+  const store = new RedisJobStore(shared.redis.command, shared.redis.prefix);
+  const scheduler = new QueueScheduler({
+    redis: shared.redis,
+    sealer: shared.sealer,
+    concurrency: deps.concurrency ?? 2,
+    lockMs: shared.lockMs,
+    registry: deps.registry,
+  });
+  const notifier = new QueueNotifier(shared.redis, shared.lockMs);
+  return new JobService(deps, { store, scheduler, notifier });
 }

@@ -16,14 +16,10 @@ export interface JobMetrics {
   attempt(result: AttemptResult, seconds: number): void;
 }
 
-export interface JobGaugeSources {
-  /** Jobs accepted and not yet done or failed. */
-  unfinishedJobs(): number;
-  /** Conversations accepted and not yet scored, across all jobs. */
-  pendingItems(): number;
-}
+/** Jobs accepted and not yet done or failed, and conversations accepted and not yet scored, across all jobs. */
+export type JobCounts = () => Promise<{ unfinishedJobs: number; pendingItems: number }>;
 
-export function createJobMetrics(registry: Registry, sources: JobGaugeSources): JobMetrics {
+export function createJobMetrics(registry: Registry, counts: JobCounts): JobMetrics {
   const registers = [registry];
   const jobs = new Counter({
     name: `${PREFIX}jobs_total`,
@@ -36,16 +32,16 @@ export function createJobMetrics(registry: Registry, sources: JobGaugeSources): 
     name: `${PREFIX}jobs_queue_depth`,
     help: 'Batch jobs accepted and not yet finished (queued or running)',
     registers,
-    collect() {
-      this.set(sources.unfinishedJobs());
+    async collect() {
+      this.set((await counts().catch(() => ({ unfinishedJobs: Number.NaN }))).unfinishedJobs);
     },
   });
   new Gauge({
     name: `${PREFIX}job_items_pending`,
     help: 'Conversations in batch jobs waiting to be scored',
     registers,
-    collect() {
-      this.set(sources.pendingItems());
+    async collect() {
+      this.set((await counts().catch(() => ({ pendingItems: Number.NaN }))).pendingItems);
     },
   });
   const deliveries = new Counter({

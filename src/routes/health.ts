@@ -11,7 +11,13 @@ const livenessSchema = {
   additionalProperties: false,
 } as const;
 
-export async function healthRoutes(app: FastifyInstance, opts: { scorer: Scorer }): Promise<void> {
+export interface HealthOptions {
+  scorer: Scorer;
+  /** False while a configured shared dependency (Redis) is unreachable. */
+  dependenciesReady?: () => boolean;
+}
+
+export async function healthRoutes(app: FastifyInstance, opts: HealthOptions): Promise<void> {
   const status = () => (opts.scorer.ready ? 'healthy' : 'degraded');
 
   // Always 200: monitoring reads the body; a degraded appliance is up, just not scoring.
@@ -19,9 +25,10 @@ export async function healthRoutes(app: FastifyInstance, opts: { scorer: Scorer 
 
   app.get('/livez', { schema: { response: { 200: livenessSchema } } }, async () => ({ status: 'alive' }));
 
-  // Kubernetes readiness: route traffic here only when the model can answer.
+  // Kubernetes readiness: route traffic here only when the model can answer and, with REDIS_URL, the
+  // shared state is reachable (else limits and jobs would differ between replicas).
   app.get('/readyz', { schema: { response: { 200: healthSchema, 503: healthSchema } } }, async (_request, reply) => {
-    const s = status();
+    const s = status() === 'healthy' && (opts.dependenciesReady?.() ?? true) ? 'healthy' : 'degraded';
     return reply.code(s === 'healthy' ? 200 : 503).send({ status: s });
   });
 }

@@ -8,6 +8,8 @@ import { ScoringError, type ModelManifest, type Prediction, type ScoreObservatio
 
 export interface ScorerOptions {
   modelDir: string;
+  /** MODEL_SHA256: the SHA-256 manifest.json must have, or the model is refused. */
+  manifestSha256?: string | undefined;
   /** Worker threads, each with its own tokenizer and ONNX session. */
   workers: number;
   /** onnxruntime intra-op threads per worker. */
@@ -86,7 +88,7 @@ class PooledScorer implements EngineScorer {
   async load(): Promise<void> {
     let pool: ScoringPool | undefined;
     try {
-      const manifest = await loadModelPackage(this.#options.modelDir);
+      const manifest = await loadModelPackage(this.#options.modelDir, this.#options.manifestSha256);
       pool = new ScoringPool({
         modelDir: this.#options.modelDir,
         manifest,

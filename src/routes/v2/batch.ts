@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from '../../http/errors.ts';
 import { checkAges } from '../../http/scoring-call.ts';
-import { JOB_RETRY_AFTER_S, type Jobs, type JobView, type RejectReason } from '../../jobs/jobs.ts';
+import { JOB_RETRY_AFTER_S, type Jobs, type JobView, type RejectReason } from '../../jobs/types.ts';
 import { messagesToConversation } from './messages.ts';
 import { checkTextLength, errors } from './predict.ts';
 import { batchBodySchema, batchHeadersSchema, jobAcceptedSchema, jobParamsSchema, jobSchema, type BatchBody } from './schemas.ts';
@@ -61,10 +61,10 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
         seen.add(c.id);
         checkTextLength(c.messages, where);
         checkAges(c, where);
-        return { id: c.id, request: { conversation: messagesToConversation(c.messages), age_a: c.age_a, age_b: c.age_b } };
+        return { id: c.id, request: { conversation: messagesToConversation(c.messages), age_a: c.age_a, age_b: c.age_b, explain: c.explain } };
       });
       const idemKey = request.headers['idempotency-key'];
-      const result = jobs.submit({
+      const result = await jobs.submit({
         keyId: keyOf(request),
         items,
         webhookUrl: body.webhook_url,
@@ -89,7 +89,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
     async (request) => {
       // Another key's job, an expired one and one lost in a restart all answer the same 404, so a job
       // id reveals nothing about whether it exists.
-      const job = jobs.get(keyOf(request), request.params.job_id);
+      const job = await jobs.get(keyOf(request), request.params.job_id);
       if (job === undefined) throw new HttpError(404, 'Job not found (unknown, expired, or created by another API key)');
       return job;
     },

@@ -2,9 +2,11 @@
 // with prefix /v2. Owns the batch jobs and ties their shutdown to the app's close.
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import type { ProtectedRouteDeps } from '../../app.ts';
+import type { ProtectedRouteDeps } from '../deps.ts';
 import { observePrediction } from '../../http/scoring-call.ts';
-import { createJobs, type Jobs } from '../../jobs/jobs.ts';
+import { createJobs, createSharedJobs, type JobsDeps } from '../../jobs/jobs.ts';
+import { loadSealingKey, Sealer } from '../../jobs/sealing.ts';
+import type { Jobs } from '../../jobs/types.ts';
 import { v2BatchRoutes } from './batch.ts';
 import { v2PredictRoute } from './predict.ts';
 
@@ -19,16 +21,23 @@ export interface V2Options extends ProtectedRouteDeps {
 }
 
 export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<void> {
-  const { config, scorer, metrics, audit } = deps;
-  const jobs = createJobs({
+  const { config, scorer, metrics, audit, shared } = deps;
+  const jobsDeps: JobsDeps = {
     config,
     scorer,
     registry: metrics?.registry ?? new Registry(),
     logger: deps.logger.child({ component: 'jobs' }),
     ...(deps.jobConcurrency === undefined ? {} : { concurrency: deps.jobConcurrency }),
-    onPrediction: (request, prediction, latencyMs) =>
-      observePrediction({ scorer, metrics, audit }, request.conversation, prediction, latencyMs),
-  });
+    onPrediction: (request, prediction, result, latencyMs) => {
+      observePrediction({ scorer, metrics, audit }, request.conversation, prediction, latencyMs);
+      if (result.explanation !== undefined) metrics?.recordExplanation(result.explanation.first_alert_index);
+    },
+  };
+  // The key file was checked at start (config.ts); REDIS_URL without it never gets this far.
+  const jobs =
+    shared === undefined || config.REDIS_ENCRYPTION_KEY_FILE === undefined
+      ? createJobs(jobsDeps)
+      : createSharedJobs(jobsDeps, { redis: shared, sealer: new Sealer(loadSealingKey(config.REDIS_ENCRYPTION_KEY_FILE)), lockMs: config.JOB_LOCK_MS });
   deps.onJobs?.(jobs);
 
   let closingSince = Date.now();

@@ -1,0 +1,64 @@
+// Webhooks through BullMQ: each finished job's webhook is its own queued job (one per batch job, by
+// id), delivered by whichever replica takes it, with the delivery's own retries and backoff. If that
+// replica dies mid-delivery, the stalled check gives it to another; receivers deduplicate on the
+// webhook-id, which is fixed when the webhook is queued.
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { SharedRedis } from '../ops/redis.ts';
+import { drainQueueWorker } from './queue-drain.ts';
+import type { Deliver, Notifier } from './notification.ts';
+import { newMessageId } from './signing.ts';
+
+const QUEUE = 'webhooks';
+
+interface WebhookData {
+  job: string;
+  message: string;
+}
+
+export class QueueNotifier implements Notifier {
+  readonly #redis: SharedRedis;
+  readonly #lockMs: number;
+  readonly #queue: Queue;
+  readonly #stop = new AbortController();
+  #worker: Worker | undefined;
+
+  constructor(redis: SharedRedis, lockMs: number) {
+    this.#redis = redis;
+    this.#lockMs = lockMs;
+    this.#queue = new Queue(QUEUE, { connection: redis.command as Redis, prefix: redis.prefix });
+    this.#queue.on('error', () => {});
+  }
+
+  start(deliver: Deliver): void {
+    const worker = new Worker<WebhookData>(
+      QUEUE,
+      async (job: Job<WebhookData>) => deliver(job.data.job, job.data.message, this.#stop.signal),
+      {
+        connection: this.#redis.blocking(),
+        prefix: this.#redis.prefix,
+        concurrency: 4,
+        lockDuration: this.#lockMs,
+        stalledInterval: this.#lockMs,
+        removeOnComplete: { count: 0 },
+        removeOnFail: { count: 0 },
+      },
+    );
+    worker.on('error', () => {});
+    this.#worker = worker;
+  }
+
+  async notify(jobId: string): Promise<void> {
+    // The queue id makes a second notify for the same job a no-op, whichever replica sends it.
+    await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
+      jobId: `webhook-${jobId}`,
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+  }
+
+  async drain(deadline: AbortSignal): Promise<void> {
+    // Undelivered webhooks stay queued in Redis for the other replicas.
+    await drainQueueWorker(this.#worker, this.#queue, this.#stop, deadline);
+  }
+}

@@ -1,0 +1,224 @@
+// Job state in Redis, shared by every replica: the same JobStore as MemoryJobStore. Each change that
+// reads before it writes is one Lua script, so replicas racing on a job or a limit never double-count.
+// Only scores, ids and counters are stored; finished jobs expire after JOB_RESULT_TTL_MS.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { V2Prediction } from './result.ts';
+import type { JobLimits, JobRecord, JobStore, Reservation } from './store.ts';
+import { JobsUnavailableError, type JobStatus, type WebhookStatus } from './types.ts';
+
+const RESERVE = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return 1 end
+if tonumber(redis.call('GET', KEYS[3]) or '0') + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return 2 end
+redis.call('INCR', KEYS[1]) redis.call('INCR', KEYS[2])
+redis.call('INCRBY', KEYS[3], ARGV[2]) redis.call('INCRBY', KEYS[4], ARGV[4])
+return 0`;
+
+const MARK_STARTED = `
+if redis.call('HGET', KEYS[1], 'status') == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1])
+end
+return 0`;
+
+const ADD_RESULT = `
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return redis.call('HINCRBY', KEYS[1], 'done', 1)`;
+
+const FAIL = `
+local s = redis.call('HGET', KEYS[1], 'status')
+if s ~= 'queued' and s ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1])
+return 1`;
+
+const ITEM_FINISHED = `
+redis.call('DECRBY', KEYS[2], ARGV[1]) redis.call('DECR', KEYS[3])
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HINCRBY', KEYS[1], 'finished', 1)`;
+
+const COMPLETE = `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'completedAt') == 1 then return 0 end
+if redis.call('HGET', KEYS[1], 'status') ~= 'failed' then redis.call('HSET', KEYS[1], 'status', 'done') end
+local ttl = tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], 'completedAt', ARGV[1], 'expiresAt', tonumber(ARGV[1]) + ttl)
+redis.call('DECR', KEYS[3]) redis.call('DECR', KEYS[4])
+redis.call('PEXPIRE', KEYS[1], ttl) redis.call('PEXPIRE', KEYS[2], ttl)
+if KEYS[5] then redis.call('PEXPIRE', KEYS[5], ttl) end
+return 1`;
+
+const UPDATE_IF_EXISTS = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1`;
+
+const STATUSES: readonly JobStatus[] = ['queued', 'running', 'done', 'failed'];
+const WEBHOOK_STATUSES: readonly WebhookStatus[] = ['pending', 'delivered', 'failed'];
+
+export class RedisJobStore implements JobStore {
+  readonly #redis: Redis;
+  readonly #p: string;
+
+  constructor(redis: Redis, prefix: string) {
+    this.#redis = redis;
+    this.#p = prefix;
+  }
+
+  #job(id: string): string {
+    return `${this.#p}:job:${id}`;
+  }
+  #results(id: string): string {
+    return `${this.#p}:job:${id}:results`;
+  }
+  #idem(keyId: string, key: string): string {
+    // Hashed: the caller's Idempotency-Key may hold any characters.
+    return `${this.#p}:idem:${keyId}:${createHash('sha256').update(key).digest('hex')}`;
+  }
+  #counter(name: 'unfinished' | 'chars' | 'pending'): string {
+    return `${this.#p}:${name}`;
+  }
+  #unfinishedFor(keyId: string): string {
+    return `${this.#p}:unfinished:${keyId}`;
+  }
+
+  /** Runs a Redis call; a connection problem becomes JobsUnavailableError (503 with Retry-After). */
+  async #do<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw new JobsUnavailableError('the job store (Redis) cannot be reached', { cause: err });
+    }
+  }
+
+  async reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation> {
+    const keys = [this.#unfinishedFor(keyId), this.#counter('unfinished'), this.#counter('chars'), this.#counter('pending')];
+    const r = await this.#do(() => this.#redis.eval(RESERVE, keys.length, ...keys, limits.perKey, chars, limits.maxChars, items));
+    return r === 1 ? 'per_key_limit' : r === 2 ? 'queue_full' : 'ok';
+  }
+
+  async unreserve(keyId: string, chars: number, items: number): Promise<void> {
+    await this.#do(() =>
+      this.#redis
+        .multi()
+        .decr(this.#unfinishedFor(keyId))
+        .decr(this.#counter('unfinished'))
+        .decrby(this.#counter('chars'), chars)
+        .decrby(this.#counter('pending'), items)
+        .exec(),
+    );
+  }
+
+  async create(record: JobRecord): Promise<void> {
+    const fields: Record<string, string> = {
+      keyId: record.keyId,
+      status: record.status,
+      createdAt: String(record.createdAt),
+      ids: JSON.stringify(record.ids),
+      done: '0',
+      finished: '0',
+    };
+    if (record.webhook !== undefined) {
+      fields.webhookUrl = record.webhook.url;
+      fields.webhookStatus = record.webhook.status;
+      fields.webhookAttempts = String(record.webhook.attempts);
+    }
+    if (record.idempotency !== undefined) {
+      fields.idemKey = record.idempotency.key;
+      fields.fingerprint = record.idempotency.fingerprint;
+    }
+    const tx = this.#redis.multi().hset(this.#job(record.id), fields);
+    if (record.idempotency !== undefined) tx.set(this.#idem(record.keyId, record.idempotency.key), record.id);
+    await this.#do(() => tx.exec());
+  }
+
+  async get(jobId: string): Promise<JobRecord | undefined> {
+    const h = await this.#do(() => this.#redis.hgetall(this.#job(jobId)));
+    if (h.keyId === undefined || h.ids === undefined) return undefined;
+    const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+    const record: JobRecord = {
+      id: jobId,
+      keyId: h.keyId,
+      status: STATUSES.includes(h.status as JobStatus) ? (h.status as JobStatus) : 'failed',
+      createdAt: Number(h.createdAt),
+      ids: JSON.parse(h.ids) as string[],
+      done: Number(h.done ?? 0),
+    };
+    const startedAt = num(h.startedAt);
+    const completedAt = num(h.completedAt);
+    const expiresAt = num(h.expiresAt);
+    if (startedAt !== undefined) record.startedAt = startedAt;
+    if (completedAt !== undefined) record.completedAt = completedAt;
+    if (expiresAt !== undefined) {
+      if (Date.now() >= expiresAt) return undefined;
+      record.expiresAt = expiresAt;
+    }
+    if (h.error !== undefined) record.error = h.error;
+    if (h.webhookUrl !== undefined) {
+      record.webhook = {
+        url: h.webhookUrl,
+        status: WEBHOOK_STATUSES.includes(h.webhookStatus as WebhookStatus) ? (h.webhookStatus as WebhookStatus) : 'pending',
+        attempts: Number(h.webhookAttempts ?? 0),
+        ...(h.webhookLastError === undefined ? {} : { lastError: h.webhookLastError }),
+      };
+    }
+    if (h.idemKey !== undefined && h.fingerprint !== undefined) record.idempotency = { key: h.idemKey, fingerprint: h.fingerprint };
+    return record;
+  }
+
+  async results(record: JobRecord): Promise<Record<string, V2Prediction>> {
+    const stored = await this.#do(() => this.#redis.hgetall(this.#results(record.id)));
+    const entries: Array<[string, V2Prediction]> = [];
+    for (const id of record.ids) {
+      const r = stored[id];
+      if (r !== undefined) entries.push([id, JSON.parse(r) as V2Prediction]);
+    }
+    return Object.fromEntries(entries);
+  }
+
+  async findIdempotent(keyId: string, key: string): Promise<string | undefined> {
+    return (await this.#do(() => this.#redis.get(this.#idem(keyId, key)))) ?? undefined;
+  }
+
+  async markStarted(jobId: string, at: number): Promise<void> {
+    await this.#do(() => this.#redis.eval(MARK_STARTED, 1, this.#job(jobId), at));
+  }
+
+  async addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void> {
+    await this.#do(() => this.#redis.eval(ADD_RESULT, 2, this.#job(jobId), this.#results(jobId), conversationId, JSON.stringify(result)));
+  }
+
+  async fail(jobId: string, error: string): Promise<boolean> {
+    return (await this.#do(() => this.#redis.eval(FAIL, 1, this.#job(jobId), error))) === 1;
+  }
+
+  async itemFinished(jobId: string, _keyId: string, chars: number): Promise<number> {
+    const keys = [this.#job(jobId), this.#counter('chars'), this.#counter('pending')];
+    return Number(await this.#do(() => this.#redis.eval(ITEM_FINISHED, keys.length, ...keys, chars)));
+  }
+
+  async complete(jobId: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
+    const before = await this.get(jobId);
+    if (before === undefined) return undefined;
+    const keys = [this.#job(jobId), this.#results(jobId), this.#unfinishedFor(before.keyId), this.#counter('unfinished')];
+    if (before.idempotency !== undefined) keys.push(this.#idem(before.keyId, before.idempotency.key));
+    const ended = await this.#do(() => this.#redis.eval(COMPLETE, keys.length, ...keys, at, ttlMs));
+    return ended === 1 ? this.get(jobId) : undefined;
+  }
+
+  async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
+    const args: string[] = [];
+    if (patch.status !== undefined) args.push('webhookStatus', patch.status);
+    if (patch.attempts !== undefined) args.push('webhookAttempts', String(patch.attempts));
+    if (patch.lastError !== undefined) args.push('webhookLastError', patch.lastError);
+    if (args.length === 0) return;
+    await this.#do(() => this.#redis.eval(UPDATE_IF_EXISTS, 1, this.#job(jobId), ...args));
+  }
+
+  async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {
+    const [unfinished, pending] = await this.#do(() => this.#redis.mget(this.#counter('unfinished'), this.#counter('pending')));
+    return { unfinishedJobs: Number(unfinished ?? 0), pendingItems: Number(pending ?? 0) };
+  }
+
+  async close(): Promise<void> {
+    // The connection is shared and closed by its owner.
+  }
+}

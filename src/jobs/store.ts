@@ -1,0 +1,225 @@
+// Job state: records, results, idempotency keys and the counters the limits read. One interface, two
+// implementations: this in-memory one (a single process) and RedisJobStore (shared by replicas).
+// Neither ever holds conversation text: items travel through the scheduler, results are scores.
+import type { V2Prediction } from './result.ts';
+import type { JobStatus, WebhookStatus } from './types.ts';
+
+export interface JobRecord {
+  id: string;
+  keyId: string;
+  status: JobStatus;
+  createdAt: number;
+  startedAt?: number;
+  completedAt?: number;
+  expiresAt?: number;
+  /** The caller's conversation ids, in input order. */
+  ids: string[];
+  /** Items scored. */
+  done: number;
+  error?: string;
+  webhook?: { url: string; status: WebhookStatus; attempts: number; lastError?: string };
+  idempotency?: { key: string; fingerprint: string };
+}
+
+export type Reservation = 'ok' | 'per_key_limit' | 'queue_full';
+
+export interface JobLimits {
+  perKey: number;
+  maxChars: number;
+}
+
+export interface JobStore {
+  /** Counts a new job against the per-key and the global limit, atomically, or names the one that refuses it. */
+  reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation>;
+  /** Gives back a reservation whose job was never created. */
+  unreserve(keyId: string, chars: number, items: number): Promise<void>;
+  create(record: JobRecord): Promise<void>;
+  get(jobId: string): Promise<JobRecord | undefined>;
+  /** Results keyed by conversation id, in input order. */
+  results(record: JobRecord): Promise<Record<string, V2Prediction>>;
+  findIdempotent(keyId: string, key: string): Promise<string | undefined>;
+  /** queued -> running when its first item starts. */
+  markStarted(jobId: string, at: number): Promise<void>;
+  addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void>;
+  /** Sets `failed` with `error` unless the job already ended or failed; true when this call failed it. */
+  fail(jobId: string, error: string): Promise<boolean>;
+  /** One item is accounted for (scored, failed or skipped): frees its budget; returns how many are. */
+  itemFinished(jobId: string, keyId: string, chars: number): Promise<number>;
+  /**
+   * Ends the job once (done unless failed): stamps completion and expiry, frees the key's slot. Returns
+   * the record when this call ended it, undefined when it had already ended (another replica did).
+   */
+  complete(jobId: string, at: number, ttlMs: number): Promise<JobRecord | undefined>;
+  updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void>;
+  /** For the gauges. */
+  counts(): Promise<{ unfinishedJobs: number; pendingItems: number }>;
+  close(): Promise<void>;
+}
+
+interface MemoryJob {
+  record: JobRecord;
+  results: Map<string, V2Prediction>;
+  finished: number;
+}
+
+/**
+ * Everything in this process's memory. Finished jobs are forgotten after their TTL, and sooner once
+ * more than `maxRetainedResults` results are kept (oldest job first), so memory stays bounded.
+ */
+export class MemoryJobStore implements JobStore {
+  readonly #jobs = new Map<string, MemoryJob>();
+  readonly #idempotent = new Map<string, string>();
+  readonly #unfinishedByKey = new Map<string, number>();
+  /** Finished jobs in completion order: the eviction order past maxRetainedResults. */
+  readonly #finished = new Set<MemoryJob>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #maxRetainedResults: number;
+  readonly #onEvict: (jobId: string) => void;
+  #retained = 0;
+  #queuedChars = 0;
+  #pendingItems = 0;
+  #unfinished = 0;
+
+  constructor(options: { maxRetainedResults?: number; onEvict?: (jobId: string) => void } = {}) {
+    this.#maxRetainedResults = options.maxRetainedResults ?? 100_000;
+    this.#onEvict = options.onEvict ?? (() => {});
+  }
+
+  async reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation> {
+    if ((this.#unfinishedByKey.get(keyId) ?? 0) >= limits.perKey) return 'per_key_limit';
+    if (this.#queuedChars + chars > limits.maxChars) return 'queue_full';
+    this.#unfinishedByKey.set(keyId, (this.#unfinishedByKey.get(keyId) ?? 0) + 1);
+    this.#queuedChars += chars;
+    this.#pendingItems += items;
+    this.#unfinished++;
+    return 'ok';
+  }
+
+  async unreserve(keyId: string, chars: number, items: number): Promise<void> {
+    this.#releaseKey(keyId);
+    this.#queuedChars -= chars;
+    this.#pendingItems -= items;
+    this.#unfinished--;
+  }
+
+  async create(record: JobRecord): Promise<void> {
+    this.#jobs.set(record.id, { record, results: new Map(), finished: 0 });
+    if (record.idempotency !== undefined) this.#idempotent.set(idemKey(record.keyId, record.idempotency.key), record.id);
+  }
+
+  async get(jobId: string): Promise<JobRecord | undefined> {
+    const job = this.#jobs.get(jobId);
+    if (job === undefined) return undefined;
+    if (job.record.expiresAt !== undefined && Date.now() >= job.record.expiresAt) {
+      this.#expire(job);
+      return undefined;
+    }
+    return job.record;
+  }
+
+  async results(record: JobRecord): Promise<Record<string, V2Prediction>> {
+    const results = this.#jobs.get(record.id)?.results;
+    const entries: Array<[string, V2Prediction]> = [];
+    for (const id of record.ids) {
+      const r = results?.get(id);
+      if (r !== undefined) entries.push([id, r]);
+    }
+    // fromEntries defines own properties, so an id like `__proto__` is safe.
+    return Object.fromEntries(entries);
+  }
+
+  async findIdempotent(keyId: string, key: string): Promise<string | undefined> {
+    return this.#idempotent.get(idemKey(keyId, key));
+  }
+
+  async markStarted(jobId: string, at: number): Promise<void> {
+    const record = this.#jobs.get(jobId)?.record;
+    if (record?.status !== 'queued') return;
+    record.status = 'running';
+    record.startedAt = at;
+  }
+
+  async addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void> {
+    const job = this.#jobs.get(jobId);
+    if (job === undefined || job.record.status !== 'running') return;
+    job.results.set(conversationId, result);
+    job.record.done++;
+  }
+
+  async fail(jobId: string, error: string): Promise<boolean> {
+    const record = this.#jobs.get(jobId)?.record;
+    if (record === undefined || (record.status !== 'queued' && record.status !== 'running')) return false;
+    record.status = 'failed';
+    record.error = error;
+    return true;
+  }
+
+  async itemFinished(jobId: string, _keyId: string, chars: number): Promise<number> {
+    this.#queuedChars -= chars;
+    this.#pendingItems--;
+    const job = this.#jobs.get(jobId);
+    if (job === undefined) return 0;
+    return ++job.finished;
+  }
+
+  async complete(jobId: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
+    const job = this.#jobs.get(jobId);
+    if (job === undefined || job.record.completedAt !== undefined) return undefined;
+    const record = job.record;
+    if (record.status !== 'failed') record.status = 'done';
+    record.completedAt = at;
+    record.expiresAt = at + ttlMs;
+    this.#unfinished--;
+    this.#releaseKey(record.keyId);
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#expire(job);
+    }, ttlMs);
+    timer.unref();
+    this.#timers.add(timer);
+    this.#retain(job);
+    return record;
+  }
+
+  async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
+    const webhook = this.#jobs.get(jobId)?.record.webhook;
+    if (webhook !== undefined) Object.assign(webhook, patch);
+  }
+
+  async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {
+    return { unfinishedJobs: this.#unfinished, pendingItems: this.#pendingItems };
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  #releaseKey(keyId: string): void {
+    const left = (this.#unfinishedByKey.get(keyId) ?? 1) - 1;
+    if (left > 0) this.#unfinishedByKey.set(keyId, left);
+    else this.#unfinishedByKey.delete(keyId);
+  }
+
+  #retain(job: MemoryJob): void {
+    this.#finished.add(job);
+    this.#retained += job.results.size;
+    for (const oldest of this.#finished) {
+      if (this.#retained <= this.#maxRetainedResults || oldest === job) break;
+      this.#onEvict(oldest.record.id);
+      this.#expire(oldest);
+    }
+  }
+
+  #expire(job: MemoryJob): void {
+    if (this.#finished.delete(job)) this.#retained -= job.results.size;
+    this.#jobs.delete(job.record.id);
+    const idem = job.record.idempotency;
+    if (idem !== undefined) this.#idempotent.delete(idemKey(job.record.keyId, idem.key));
+    job.results.clear();
+  }
+}
+
+export function idemKey(keyId: string, key: string): string {
+  return `${keyId}\u0000${key}`;
+}

@@ -1,0 +1,94 @@
+// The jobs' public shapes: what the v2 routes hand in and get back, and the Jobs interface both
+// implementations (in memory; shared through Redis) satisfy. A leaf: it imports types only.
+import type { Config } from '../config.ts';
+import type { ScoreRequest } from '../scoring/types.ts';
+import type { V2Prediction } from './result.ts';
+
+/** The settings jobs read. */
+export type JobsConfig = Pick<
+  Config,
+  | 'WEBHOOK_SECRET'
+  | 'WEBHOOK_ALLOWED_HOSTS'
+  | 'WEBHOOK_ALLOW_HTTP'
+  | 'WEBHOOK_RETRY_BASE_MS'
+  | 'WEBHOOK_MAX_ATTEMPTS'
+  | 'WEBHOOK_MAX_RETRY_MS'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'JOB_MAX_ITEMS'
+  | 'JOB_MAX_QUEUED_PER_KEY'
+  | 'JOB_MAX_QUEUED_CHARS'
+  | 'JOB_RESULT_TTL_MS'
+>;
+
+/** The subset of pino's (and fastify's) logger jobs use. */
+export interface JobsLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+export type WebhookStatus = 'pending' | 'delivered' | 'failed';
+
+export interface JobItem {
+  id: string;
+  request: ScoreRequest;
+}
+
+export interface SubmitInput {
+  keyId: string;
+  items: JobItem[];
+  webhookUrl?: string | undefined;
+  /** Idempotency-Key header with a fingerprint of the body it came with. */
+  idempotency?: { key: string; fingerprint: string } | undefined;
+}
+
+export interface JobView {
+  job_id: string;
+  status: JobStatus;
+  progress: { done: number; total: number };
+  created_at: string;
+  started_at?: string;
+  completed_at?: string;
+  expires_at?: string;
+  results?: Record<string, V2Prediction>;
+  error?: string;
+  webhook?: { status: WebhookStatus; attempts: number; last_error?: string };
+}
+
+export type RejectReason =
+  | 'shutting_down'
+  | 'model_unavailable'
+  | 'too_many_items'
+  | 'too_large'
+  | 'per_key_limit'
+  | 'queue_full'
+  | 'invalid_webhook'
+  | 'idempotency_mismatch';
+
+export type SubmitResult =
+  | { ok: true; job: JobView; replayed: boolean }
+  | { ok: false; reason: RejectReason; detail: string };
+
+/** Floor of the Retry-After on limit answers, in seconds. */
+export const JOB_RETRY_AFTER_S = 5;
+
+/** The shared job state (Redis) could not be reached: the route answers 503 with Retry-After. */
+export class JobsUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'JobsUnavailableError';
+  }
+}
+
+export interface Jobs {
+  /** False once shutdown began: submissions get 503. */
+  readonly accepting: boolean;
+  /** Admits a job or says which rule refused it. The caller has validated shapes and ages. */
+  submit(input: SubmitInput): Promise<SubmitResult>;
+  /** The job as its owner sees it; undefined for unknown, expired or another key's job. */
+  get(keyId: string, jobId: string): Promise<JobView | undefined>;
+  /** Refuses new jobs from now on (503); running ones continue. */
+  stopAccepting(): void;
+  /** Shutdown: let accepted work finish for at most `withinMs`, then stop. */
+  drain(withinMs: number): Promise<void>;
+}
