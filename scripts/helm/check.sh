@@ -16,6 +16,10 @@ missing() {
   if [ "$required" = 1 ]; then exit 1; fi
 }
 
+# Without helm on PATH, the pinned helm 4 that test/helm-render.test.ts extracts (and checks) is used.
+if ! command -v helm >/dev/null 2>&1 && [ -x .tmp/helm/helm ]; then
+  PATH="$PWD/.tmp/helm:$PATH"
+fi
 if ! command -v helm >/dev/null 2>&1; then
   missing helm " (helm lint, helm template, kubeconform)"
   exit 0

@@ -87,6 +87,11 @@ annotations: {{- toYaml $all | nindent 2 }}
 {{- end -}}
 {{- end -}}
 
+{{/* "true" when the pod runs the plain-HTTP listener that redirects to HTTPS; empty otherwise. */}}
+{{- define "conversation-risk.httpRedirect" -}}
+{{- if and .Values.config.httpRedirect .Values.tls.enabled -}}true{{- end -}}
+{{- end -}}
+
 {{- define "conversation-risk.scheme" -}}
 {{- if .Values.tls.enabled -}}HTTPS{{- else -}}HTTP{{- end -}}
 {{- end -}}
@@ -96,21 +101,43 @@ annotations: {{- toYaml $all | nindent 2 }}
 {{ include "conversation-risk.fullname" . }}-client
 {{- end -}}
 
-{{/* Settings that cannot work together fail the render with a message instead of a broken pod. */}}
+{{/*
+Settings that cannot work together fail the render with a message instead of a broken pod. Every
+problem is collected first, so one render lists them all.
+*/}}
 {{- define "conversation-risk.validate" -}}
+{{- $problems := list -}}
 {{- if and .Values.tls.certManager.enabled (not .Values.tls.certManager.issuerRef.name) -}}
-{{- fail "tls.certManager.enabled needs tls.certManager.issuerRef.name" -}}
+{{- $problems = append $problems "tls.certManager.enabled needs tls.certManager.issuerRef.name" -}}
 {{- end -}}
 {{- if and .Values.tls.certManager.enabled .Values.tls.existingSecret -}}
-{{- fail "set tls.existingSecret or tls.certManager.enabled, not both" -}}
+{{- $problems = append $problems "set tls.existingSecret or tls.certManager.enabled, not both" -}}
 {{- end -}}
 {{- if and (not .Values.tls.enabled) (or .Values.tls.existingSecret .Values.tls.certManager.enabled) -}}
-{{- fail "tls.enabled is false: tls.existingSecret and tls.certManager are not used" -}}
+{{- $problems = append $problems "tls.enabled is false: tls.existingSecret and tls.certManager are not used" -}}
 {{- end -}}
-{{- if and .Values.autoscaling.hpa.enabled (lt (int .Values.autoscaling.hpa.maxReplicas) (int .Values.autoscaling.hpa.minReplicas)) -}}
-{{- fail "autoscaling.hpa.maxReplicas must be >= minReplicas" -}}
+{{- if .Values.autoscaling.hpa.enabled -}}
+{{- if lt (int .Values.autoscaling.hpa.maxReplicas) (int .Values.autoscaling.hpa.minReplicas) -}}
+{{- $problems = append $problems "autoscaling.hpa.maxReplicas must be >= minReplicas" -}}
+{{- end -}}
+{{- if not (or (int .Values.autoscaling.hpa.targetCPU) (int .Values.autoscaling.hpa.targetMemory)) -}}
+{{- $problems = append $problems "autoscaling.hpa.enabled needs autoscaling.hpa.targetCPU or autoscaling.hpa.targetMemory above 0 (both are 0: the HPA would have no metric)" -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.redis.enabled (not .Values.redis.existingSecret) -}}
+{{- $problems = append $problems "redis.enabled needs redis.existingSecret (a Secret with the Redis URL and the encryption key)" -}}
 {{- end -}}
 {{- if le (mul (int .Values.terminationGracePeriodSeconds) 1000) (int .Values.config.shutdownGraceMs) -}}
-{{- fail "terminationGracePeriodSeconds must exceed config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
+{{- $problems = append $problems "terminationGracePeriodSeconds must exceed config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
+{{- end -}}
+{{- $ports := dict -}}
+{{- $_ := set $ports "containerPorts.https" (int .Values.containerPorts.https) -}}
+{{- if include "conversation-risk.httpRedirect" . -}}{{- $_ := set $ports "containerPorts.http" (int .Values.containerPorts.http) -}}{{- end -}}
+{{- if .Values.metrics.enabled -}}{{- $_ := set $ports "metrics.containerPort" (int .Values.metrics.containerPort) -}}{{- end -}}
+{{- if lt (len (values $ports | uniq)) (len $ports) -}}
+{{- $problems = append $problems (printf "the container ports in use must differ: %s" (toJson $ports)) -}}
+{{- end -}}
+{{- with $problems -}}
+{{- fail (printf "\n%d problem(s) in the values:\n- %s" (len .) (join "\n- " .)) -}}
 {{- end -}}
 {{- end -}}
