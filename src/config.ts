@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import envSchema from 'env-schema';
 import { loadSealingKey } from './jobs/sealing.ts';
 import { parseWebhookSecret } from './jobs/signing.ts';
+import { parseAllowedHosts } from './jobs/webhook-target.ts';
 
 /** What fastify's `trustProxy` accepts, parsed from TRUST_PROXY. */
 export type TrustProxy = boolean | number | string[];
@@ -37,7 +38,9 @@ export interface Config {
   SHUTDOWN_GRACE_MS: number;
   BODY_LIMIT_BYTES: number;
   // Preview /v2 settings: declared here so every variable is validated in one place.
-  WEBHOOK_SECRET: string | undefined;
+  /** The decoded HMAC key of WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE): parsed here, once. */
+  WEBHOOK_SIGNING_KEY: Buffer | undefined;
+  /** Normalised `host:port` entries (lower case, IDN and IPv6 as URLs normalise them; bare host = 443). */
   WEBHOOK_ALLOWED_HOSTS: string[];
   WEBHOOK_ALLOW_HTTP: boolean;
   WEBHOOK_RETRY_BASE_MS: number;
@@ -122,7 +125,8 @@ export const configSchema = {
   },
 } as const;
 
-type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST'> & {
+type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST' | 'WEBHOOK_SIGNING_KEY'> & {
+  WEBHOOK_SECRET: string | undefined;
   WEBHOOK_SECRET_FILE: string | undefined;
   REDIS_URL_FILE: string | undefined;
   TRUST_PROXY: string;
@@ -170,7 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const { REDIS_URL_FILE: _redisUrlFile, ...settings } = raw;
+  const { REDIS_URL_FILE: _redisUrlFile, WEBHOOK_SECRET: _secret, WEBHOOK_SECRET_FILE: _secretFile, ...settings } = raw;
   return {
     ...settings,
     REDIS_URL: redisUrl,
@@ -182,10 +186,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     API_KEYS_FILE: raw.API_KEYS_FILE,
     MODEL_SHA256: raw.MODEL_SHA256?.toLowerCase(),
     PUBLIC_HTTPS_PORT: raw.PUBLIC_HTTPS_PORT,
-    WEBHOOK_SECRET: webhookSecret,
+    WEBHOOK_SIGNING_KEY: webhookSecret,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),
-    WEBHOOK_ALLOWED_HOSTS: parseHostList(raw.WEBHOOK_ALLOWED_HOSTS),
+    WEBHOOK_ALLOWED_HOSTS: readAllowedHosts(raw.WEBHOOK_ALLOWED_HOSTS),
   };
 }
 
@@ -228,8 +232,8 @@ function readRedisUrl(raw: Raw): string | undefined {
   return url;
 }
 
-/** WEBHOOK_SECRET, or the first line of WEBHOOK_SECRET_FILE (a mounted secret keeps it out of the env). */
-function readWebhookSecret(raw: Raw): string | undefined {
+/** The key of WEBHOOK_SECRET, or of the first line of WEBHOOK_SECRET_FILE (a mounted secret keeps it out of the env). */
+function readWebhookSecret(raw: Raw): Buffer | undefined {
   const { WEBHOOK_SECRET: inline, WEBHOOK_SECRET_FILE: file } = raw;
   if (inline !== undefined && file !== undefined) {
     throw new ConfigError('invalid configuration: set WEBHOOK_SECRET or WEBHOOK_SECRET_FILE, not both');
@@ -245,12 +249,11 @@ function readWebhookSecret(raw: Raw): string | undefined {
   if (secret === undefined) return undefined;
   // The signer's own parser is the one definition of a usable secret (prefix, base64, key length).
   try {
-    parseWebhookSecret(secret);
+    return parseWebhookSecret(secret);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new ConfigError(`invalid configuration: ${file === undefined ? message : `${message} (read from WEBHOOK_SECRET_FILE)`}`);
   }
-  return secret;
 }
 
 function parseTrustProxy(value: string): TrustProxy {
@@ -274,13 +277,11 @@ function parseTrustProxy(value: string): TrustProxy {
   return entries;
 }
 
-function parseHostList(value: string): string[] {
-  const entries = value.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
-  for (const entry of entries) {
-    const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/.exec(entry);
-    if (!m || Number(m[2]) > 65535) {
-      throw new ConfigError(`invalid configuration: WEBHOOK_ALLOWED_HOSTS entries must be host:port (bad entry "${entry}")`);
-    }
+/** The webhook allow-list, parsed by the same rules the SSRF guard compares webhook URLs with. */
+function readAllowedHosts(value: string): string[] {
+  try {
+    return [...parseAllowedHosts(value)];
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return entries;
 }

@@ -34,7 +34,7 @@ describe('configuration', () => {
       REQUEST_TIMEOUT_MS: 30_000,
       SHUTDOWN_GRACE_MS: 10_000,
       BODY_LIMIT_BYTES: 32 * 1024 * 1024,
-      WEBHOOK_SECRET: undefined,
+      WEBHOOK_SIGNING_KEY: undefined,
       WEBHOOK_ALLOWED_HOSTS: [],
       WEBHOOK_ALLOW_HTTP: false,
       WEBHOOK_RETRY_BASE_MS: 1000,
@@ -111,7 +111,7 @@ describe('configuration', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     writeFileSync(good, `${secret}\n`);
     writeFileSync(bad, 'whsec_YWJj\n');
-    expect(loadConfig({ WEBHOOK_SECRET_FILE: good }).WEBHOOK_SECRET).toBe(secret);
+    expect(loadConfig({ WEBHOOK_SECRET_FILE: good }).WEBHOOK_SIGNING_KEY).toEqual(Buffer.alloc(32, 7));
     expect(() => loadConfig({ WEBHOOK_SECRET_FILE: good, WEBHOOK_SECRET: secret })).toThrow(/WEBHOOK_SECRET or WEBHOOK_SECRET_FILE/);
     expect(() => loadConfig({ WEBHOOK_SECRET_FILE: join(dir, 'absent') })).toThrow(/WEBHOOK_SECRET_FILE cannot be read/);
     expect(() => loadConfig({ WEBHOOK_SECRET_FILE: bad })).toThrow(/WEBHOOK_SECRET_FILE/);

@@ -16,10 +16,9 @@ import { RedisJobStore } from './redis-store.ts';
 import type { Sealer } from './sealing.ts';
 import { toV2Prediction, type V2Prediction } from './result.ts';
 import { LocalScheduler, type QueuedItem, type Scheduler } from './scheduler.ts';
-import { parseWebhookSecret } from './signing.ts';
 import { MemoryJobStore, type JobRecord, type JobStore } from './store.ts';
 import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
-import { parseAllowedHosts, type WebhookTargetPolicy } from './webhook-target.ts';
+import type { WebhookTargetPolicy } from './webhook-target.ts';
 
 export type { Jobs, JobItem, JobView, JobsConfig, RejectReason, SubmitResult } from './types.ts';
 
@@ -87,12 +86,12 @@ export class JobService implements Jobs {
     this.#store = parts.store;
     this.#scheduler = parts.scheduler;
     this.#notifier = parts.notifier;
-    this.#target = { allowedHosts: parseAllowedHosts(c.WEBHOOK_ALLOWED_HOSTS), allowHttp: c.WEBHOOK_ALLOW_HTTP };
+    this.#target = { allowedHosts: new Set(c.WEBHOOK_ALLOWED_HOSTS), allowHttp: c.WEBHOOK_ALLOW_HTTP };
     this.#delivery =
-      c.WEBHOOK_SECRET === undefined
+      c.WEBHOOK_SIGNING_KEY === undefined
         ? undefined
         : {
-            key: parseWebhookSecret(c.WEBHOOK_SECRET),
+            key: c.WEBHOOK_SIGNING_KEY,
             timeoutMs: c.WEBHOOK_TIMEOUT_MS,
             retryBaseMs: c.WEBHOOK_RETRY_BASE_MS,
             maxAttempts: c.WEBHOOK_MAX_ATTEMPTS,

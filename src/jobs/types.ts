@@ -7,7 +7,7 @@ import type { V2Prediction } from './result.ts';
 /** The settings jobs read. */
 export type JobsConfig = Pick<
   Config,
-  | 'WEBHOOK_SECRET'
+  | 'WEBHOOK_SIGNING_KEY'
   | 'WEBHOOK_ALLOWED_HOSTS'
   | 'WEBHOOK_ALLOW_HTTP'
   | 'WEBHOOK_RETRY_BASE_MS'

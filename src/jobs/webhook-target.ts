@@ -13,7 +13,8 @@ function defaultPort(protocol: string): string {
 }
 
 /**
- * Parses WEBHOOK_ALLOWED_HOSTS (comma-separated `host:port`; a bare `host` means port 443).
+ * Parses WEBHOOK_ALLOWED_HOSTS (comma-separated `host:port`, the port always written: an SSRF
+ * allow-list says exactly what it allows).
  * Parsing through WHATWG URL normalises case, IDN and IPv6 exactly as the webhook URL is normalised,
  * so an entry and a URL naming the same origin compare equal as strings.
  */
@@ -23,6 +24,7 @@ export function parseAllowedHosts(list: string | readonly string[] | undefined):
   for (const raw of entries) {
     const entry = raw.trim();
     if (entry === '') continue;
+    if (!/:\d{1,5}$/.test(entry)) throw new Error(`WEBHOOK_ALLOWED_HOSTS entries must be host:port (bad entry "${entry}")`);
     let parsed: URL;
     try {
       parsed = new URL(`https://${entry}`);
