@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { JobsUnavailableError } from '../jobs/types.ts';
+import { JOB_RETRY_AFTER_S, JobsUnavailableError, type RejectReason } from '../jobs/types.ts';
 import { ScoringError } from '../scoring/types.ts';
 
 /** An error whose status and detail are meant for the client as they are. */
@@ -91,6 +91,29 @@ const GENERIC_DETAIL: Record<number, string> = {
 /** 503 while the model is not loaded; a reload is slow, so clients are told to wait longer. */
 export const modelUnavailable = () =>
   new HttpError(503, 'Model is not loaded; the service is degraded', { 'retry-after': '30' });
+
+/** Every route's error responses: `{detail}` for any 4xx and 5xx. */
+export const errorResponses = { '4xx': errorBodySchema, '5xx': errorBodySchema } as const;
+
+/** Status and Retry-After for each reason a v2 job is refused; the detail comes with the reason. */
+const JOB_REJECTION: Record<RejectReason, { status: number; retryAfter?: number }> = {
+  invalid_webhook: { status: 422 },
+  too_many_items: { status: 422 },
+  idempotency_mismatch: { status: 422 },
+  too_large: { status: 413 },
+  // The caller's own quota: it frees up when one of its jobs finishes.
+  per_key_limit: { status: 429, retryAfter: JOB_RETRY_AFTER_S },
+  // Capacity of the whole service, shared by every key: the same answer as a full scoring queue.
+  queue_full: { status: 503, retryAfter: JOB_RETRY_AFTER_S },
+  model_unavailable: { status: 503, retryAfter: 30 },
+  shutting_down: { status: 503, retryAfter: JOB_RETRY_AFTER_S },
+};
+
+export function jobRejection(reason: RejectReason, detail: string): HttpError {
+  if (reason === 'model_unavailable') return modelUnavailable();
+  const { status, retryAfter } = JOB_REJECTION[reason];
+  return new HttpError(status, detail, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) });
+}
 
 function scoringAnswer(err: ScoringError): HttpError {
   const retry = { 'retry-after': String(RETRY_AFTER_BUSY_S) };

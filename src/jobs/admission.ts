@@ -22,7 +22,8 @@ export type AdmissionCheck =
 export function checkSubmission(input: SubmitInput, ctx: AdmissionContext): AdmissionCheck {
   const reject = (reason: RejectReason, detail: string): AdmissionCheck => ({ ok: false, reason, detail });
   if (!ctx.accepting) return reject('shutting_down', 'The service is shutting down and accepts no new jobs; resubmit shortly');
-  if (!ctx.modelReady) return reject('model_unavailable', 'Model is not loaded; the service is degraded');
+  // The HTTP layer answers this reason with its one "model not loaded" error (http/errors.ts).
+  if (!ctx.modelReady) return reject('model_unavailable', 'model not loaded');
   const c = ctx.config;
   if (input.items.length > c.JOB_MAX_ITEMS) {
     return reject('too_many_items', `conversations: must hold at most ${c.JOB_MAX_ITEMS} items (JOB_MAX_ITEMS)`);

@@ -1,6 +1,6 @@
 // POST /predict and POST /batch_predict: the v1 scoring routes (protected context).
 import type { FastifyInstance } from 'fastify';
-import { errorBodySchema } from '../http/errors.ts';
+import { errorResponses } from '../http/errors.ts';
 import { checkAges, score, type ScoringDeps } from '../http/scoring-call.ts';
 import type { ProtectedRouteDeps } from './deps.ts';
 import {
@@ -17,7 +17,6 @@ import {
 import { explainTurns, type TurnExplanation } from '../scoring/explain.ts';
 import type { Prediction, ScoreRequest } from '../scoring/types.ts';
 
-const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 
 type V1Prediction = Omit<Prediction, 'explanation'> & { explanation?: TurnExplanation };
 
@@ -35,7 +34,7 @@ export async function predictRoutes(app: FastifyInstance, deps: ProtectedRouteDe
     '/predict',
     {
       bodyLimit: Math.min(deps.config.BODY_LIMIT_BYTES, MAX_PREDICT_BODY_BYTES),
-      schema: { body: predictBodySchema, querystring: explainQuerySchema, response: { 200: predictionSchema, ...errors } },
+      schema: { body: predictBodySchema, querystring: explainQuerySchema, response: { 200: predictionSchema, ...errorResponses } },
     },
     async (request, reply) => {
       const { conversation, age_a, age_b } = request.body;
@@ -48,7 +47,7 @@ export async function predictRoutes(app: FastifyInstance, deps: ProtectedRouteDe
 
   app.post<{ Body: BatchBody; Querystring: ExplainQuery }>(
     '/batch_predict',
-    { schema: { body: batchBodySchema, querystring: explainQuerySchema, response: { 200: batchResponseSchema, ...errors } } },
+    { schema: { body: batchBodySchema, querystring: explainQuerySchema, response: { 200: batchResponseSchema, ...errorResponses } } },
     async (request, reply) => {
       const explain = request.query.explain === 'true';
       // One invalid item makes the whole batch a 422 naming its index: partial answers would shift

@@ -1,11 +1,11 @@
 // POST /v2/predict/batch and GET /v2/predict/batch/:job_id (Preview): asynchronous jobs.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from '../../http/errors.ts';
+import { errorResponses, HttpError, jobRejection } from '../../http/errors.ts';
 import { checkAges } from '../../http/scoring-call.ts';
-import { JOB_RETRY_AFTER_S, type Jobs, type JobView, type RejectReason } from '../../jobs/types.ts';
+import type { Jobs, JobView } from '../../jobs/types.ts';
 import { messagesToConversation } from './messages.ts';
-import { checkTextLength, errors } from './predict.ts';
+import { checkTextLength } from './predict.ts';
 import { batchBodySchema, batchHeadersSchema, jobAcceptedSchema, jobParamsSchema, jobSchema, type BatchBody } from './schemas.ts';
 
 export interface BatchRouteOptions {
@@ -14,20 +14,6 @@ export interface BatchRouteOptions {
 }
 
 const POLL_PATH = '/v2/predict/batch/';
-
-/** Status and headers for each reason a job is refused. */
-const REJECTION: Record<RejectReason, { status: number; retryAfter?: number }> = {
-  invalid_webhook: { status: 422 },
-  too_many_items: { status: 422 },
-  idempotency_mismatch: { status: 422 },
-  too_large: { status: 413 },
-  // The caller's own quota: it frees up when one of its jobs finishes.
-  per_key_limit: { status: 429, retryAfter: JOB_RETRY_AFTER_S },
-  // Capacity of the whole service, shared by every key: the same answer as a full scoring queue.
-  queue_full: { status: 503, retryAfter: JOB_RETRY_AFTER_S },
-  model_unavailable: { status: 503, retryAfter: 30 },
-  shutting_down: { status: 503, retryAfter: JOB_RETRY_AFTER_S },
-};
 
 function keyOf(request: FastifyRequest): string {
   // Set by the protected context's auth hook; a route here without it would be a wiring bug.
@@ -46,7 +32,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
       schema: {
         body: batchBodySchema(opts.maxItems),
         headers: batchHeadersSchema,
-        response: { 202: jobAcceptedSchema, ...errors },
+        response: { 202: jobAcceptedSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
@@ -73,11 +59,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
             ? undefined
             : { key: idemKey, fingerprint: createHash('sha256').update(JSON.stringify(body)).digest('hex') },
       });
-      if (!result.ok) {
-        const answer = REJECTION[result.reason];
-        const headers: Record<string, string> = answer.retryAfter === undefined ? {} : { 'retry-after': String(answer.retryAfter) };
-        throw new HttpError(answer.status, result.detail, headers);
-      }
+      if (!result.ok) throw jobRejection(result.reason, result.detail);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).header('location', `${POLL_PATH}${result.job.job_id}`).send(accepted(result.job));
     },
@@ -85,7 +67,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
 
   app.get<{ Params: { job_id: string } }>(
     '/predict/batch/:job_id',
-    { schema: { params: jobParamsSchema, response: { 200: jobSchema, ...errors } } },
+    { schema: { params: jobParamsSchema, response: { 200: jobSchema, ...errorResponses } } },
     async (request) => {
       // Another key's job, an expired one and one lost in a restart all answer the same 404, so a job
       // id reveals nothing about whether it exists.

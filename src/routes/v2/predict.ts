@@ -1,12 +1,11 @@
 // POST /v2/predict (Preview): one conversation given as messages, scored in real time.
 import type { FastifyInstance } from 'fastify';
-import { errorBodySchema, HttpError } from '../../http/errors.ts';
+import { errorResponses, HttpError } from '../../http/errors.ts';
 import { checkAges, score, type ScoringDeps } from '../../http/scoring-call.ts';
 import { toV2Prediction } from '../../jobs/result.ts';
 import { messagesToConversation, textCharacters, type Message } from './messages.ts';
 import { MAX_CONVERSATION_CHARS, v2PredictBodySchema, v2PredictionSchema, type V2PredictBody } from './schemas.ts';
 
-export const errors = { '4xx': errorBodySchema, '5xx': errorBodySchema };
 
 /** 422 unless the messages' text totals 1 to 500,000 characters, as v1's `conversation`. */
 export function checkTextLength(messages: readonly Message[], where = ''): void {
@@ -19,7 +18,7 @@ export function checkTextLength(messages: readonly Message[], where = ''): void 
 export async function v2PredictRoute(app: FastifyInstance, deps: ScoringDeps): Promise<void> {
   app.post<{ Body: V2PredictBody }>(
     '/predict',
-    { schema: { body: v2PredictBodySchema, response: { 200: v2PredictionSchema, ...errors } } },
+    { schema: { body: v2PredictBodySchema, response: { 200: v2PredictionSchema, ...errorResponses } } },
     async (request, reply) => {
       const { messages, age_a, age_b, explain } = request.body;
       checkTextLength(messages);
