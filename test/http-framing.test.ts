@@ -70,6 +70,12 @@ describe('errors raised below Fastify answer {detail}', () => {
     const { answer } = await exchange(portOf(plainListeners), ['POST /predict HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']);
     expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Bad request' } });
   });
+
+  it('Expect: 100-continue then a malformed chunked body: the 100 is followed by a 400 with a detail, not a bare close', async () => {
+    const { answer } = await exchange(portOf(plainListeners), ['POST /predict HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n']);
+    expect(answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
+    expect(statusAndBody(answer.slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toEqual({ status: 400, body: { detail: 'Bad request' } });
+  });
 });
 
 describe('stalled connections are cut at REQUEST_TIMEOUT_MS', () => {
