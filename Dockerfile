@@ -40,15 +40,18 @@ RUN set -eu; \
 
 # ---- runtime -------------------------------------------------------------------------------------------
 FROM ${BASE_IMAGE} AS runtime
+# An ARG declared before the first FROM is visible only in FROM lines: declared again (no value, so
+# the same default or --build-arg) for the base.name label.
+ARG BASE_IMAGE
 ARG VERSION=0.0.0-dev
 ARG REVISION=unknown
-ARG SOURCE=https://example.invalid/conversation-risk-appliance
 ARG CREATED=unknown
+# org.opencontainers.image.source is not set here: build with
+# --label org.opencontainers.image.source=<repository URL> when there is one (build-image.sh does).
 LABEL org.opencontainers.image.title="conversation-risk-appliance" \
       org.opencontainers.image.description="On-premises HTTPS service scoring two-party chats for predatory or harmful intent" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.source="${SOURCE}" \
       org.opencontainers.image.created="${CREATED}" \
       org.opencontainers.image.licenses="UNLICENSED" \
       org.opencontainers.image.base.name="${BASE_IMAGE}"

@@ -9,15 +9,10 @@
 // 12 builds through the Docker build API, which cannot pass build secrets, and the npm registry's TLS
 // chain here (and at customers behind intercepting proxies) needs the CA bundle as the `npm_ca`
 // secret. `--format docker` keeps the HEALTHCHECK, which the OCI format drops.
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import https from 'node:https';
-import http from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -26,12 +21,21 @@ import {
   getContainerRuntimeClient,
   type StartedTestContainer,
 } from 'testcontainers';
+import {
+  BASE_IMAGE,
+  BUILD_LABELS,
+  CLI,
+  ENGINE_ENV,
+  FIXTURE_MODEL,
+  IMAGE,
+  ROOT,
+  buildAppImage,
+  hasCommand,
+  request,
+  run,
+  shippedModel,
+} from './helpers/container-image.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
-const CLI = process.env.CONTAINER_CLI ?? 'podman';
-const BASE_IMAGE = process.env.CONTAINER_BASE_IMAGE ?? 'localhost/node24-bookworm-base';
-const IMAGE = process.env.CONTAINER_TEST_IMAGE ?? 'localhost/conversation-risk:test';
 const API_KEY = 'container-test-key-5b1d0c';
 const MARKER = 'ZQX-CONTAINER-MARKER-7731';
 const UID = '10001';
@@ -50,10 +54,7 @@ function engineSkipReason(): string | undefined {
 const skipReason = engineSkipReason();
 if (skipReason !== undefined) console.warn(`[container-image] suite skipped: ${skipReason}`);
 
-/** The shipped model when it is in the tree, else the contract fixture mounted read-only. */
-const shippedModel = existsSync(path.join(ROOT, 'models/conversation-risk/manifest.json'));
-const FIXTURE_MODEL = path.join(ROOT, 'test/fixtures/contract-model');
-
+/** Without the shipped model in the tree, the contract fixture is mounted read-only. */
 const modelMounts = shippedModel ? [] : [{ source: FIXTURE_MODEL, target: '/opt/model', mode: 'ro' as const }];
 const modelEnv: Record<string, string> = shippedModel ? {} : { MODEL_DIR: '/opt/model' };
 
@@ -80,6 +81,16 @@ function hardened(env: Record<string, string>, mounts: Array<{ source: string; t
     .withEnvironment({ ...env, ...modelEnv });
 }
 
+/** IMAGE with the contract model baked in (its tokenizer.json replaced by `tokenizer` when given). */
+async function buildWithFixtureModel(dir: string, tag: string, tokenizer?: string): Promise<void> {
+  for (const f of ['manifest.json', 'model.onnx', 'tokenizer.json']) {
+    writeFileSync(path.join(dir, f), readFileSync(path.join(FIXTURE_MODEL, f)));
+  }
+  if (tokenizer !== undefined) writeFileSync(path.join(dir, 'tokenizer.json'), tokenizer);
+  writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${IMAGE}\nCOPY manifest.json model.onnx tokenizer.json /app/models/conversation-risk/\n`);
+  await run(CLI, ['build', '-q', '-t', tag, dir]);
+}
+
 /** The parts of compose/compose.yaml the compose check runs the image with. */
 interface ComposeFile {
   services: Record<
@@ -98,61 +109,6 @@ interface ComposeFile {
   secrets: Record<string, { file: string }>;
 }
 
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  tlsProtocol: string | null;
-  /** SHA-256 fingerprint of the server certificate, colon-separated hex (TLS only). */
-  peerFingerprint256: string | null;
-}
-
-function request(
-  port: number,
-  pathName: string,
-  opts: { method?: string; body?: unknown; key?: string; tls?: boolean; timeoutMs?: number } = {},
-): Promise<Reply> {
-  const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-  const headers: Record<string, string> = {};
-  if (payload !== undefined) headers['content-type'] = 'application/json';
-  if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
-  const client = opts.tls === false ? http : https;
-  return new Promise((resolve, reject) => {
-    const req = client.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: pathName,
-        method: opts.method ?? (payload === undefined ? 'GET' : 'POST'),
-        headers,
-        // The image makes a self-signed certificate at start, as an operator's first run does.
-        rejectUnauthorized: false,
-        agent: false,
-        timeout: opts.timeoutMs ?? 60_000,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const socket = res.socket as TLSSocket | null;
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-            tlsProtocol: typeof socket?.getProtocol === 'function' ? socket.getProtocol() : null,
-            peerFingerprint256:
-              typeof socket?.getPeerCertificate === 'function' ? socket.getPeerCertificate().fingerprint256 : null,
-          });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`timeout on ${pathName}`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 /** A two-party chat of `turns` lines; `text` is put in every line so it can be searched for. */
 function conversation(turns: number, text: string): string {
   const lines: string[] = [];
@@ -168,27 +124,8 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
   let httpsPort = 0;
 
   beforeAll(async () => {
-    // Base image: cached by the script, built from the Debian mirror when no registry is reachable.
-    if (BASE_IMAGE === 'localhost/node24-bookworm-base') {
-      await run(path.join(ROOT, 'scripts/container/build-base-image.sh'), [BASE_IMAGE], {
-        cwd: ROOT,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-    }
-    // The operator's build script: labels, the optional npm_ca secret, docker format for podman.
-    const { stdout: built } = await run(path.join(ROOT, 'scripts/container/build-image.sh'), [IMAGE], {
-      cwd: ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-      env: {
-        ...process.env,
-        CONTAINER_CLI: CLI,
-        BASE_IMAGE,
-        VERSION: '0.0.0-test',
-        REVISION: 'container-test',
-        SOURCE: 'https://example.invalid/conversation-risk-appliance',
-      },
-    });
-    console.info(`[container-image] ${built.trim()}; model: ${shippedModel ? 'shipped' : 'contract fixture (mounted)'}`);
+    const built = await buildAppImage();
+    console.info(`[container-image] ${built}; model: ${shippedModel ? 'shipped' : 'contract fixture (mounted)'}`);
 
     const candidate = hardened({
       API_KEYS: API_KEY,
@@ -233,9 +170,11 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
         Healthcheck?: { Test: string[] };
       },
     ];
-    expect(info.Config.Labels['org.opencontainers.image.version']).toBe('0.0.0-test');
-    expect(info.Config.Labels['org.opencontainers.image.revision']).toBe('container-test');
-    expect(info.Config.Labels['org.opencontainers.image.source']).toMatch(/^https?:\/\//);
+    expect(info.Config.Labels['org.opencontainers.image.version']).toBe(BUILD_LABELS.VERSION);
+    expect(info.Config.Labels['org.opencontainers.image.revision']).toBe(BUILD_LABELS.REVISION);
+    expect(info.Config.Labels['org.opencontainers.image.source']).toBe(BUILD_LABELS.SOURCE);
+    // The base the build actually used (an ARG before the first FROM is empty in a stage unless redeclared).
+    expect(info.Config.Labels['org.opencontainers.image.base.name']).toBe(BASE_IMAGE);
     // docker keeps the health check in Config, podman's inspect one level up.
     expect((info.Config.Healthcheck ?? info.Healthcheck)?.Test).toEqual(['CMD', 'node', '/app/healthcheck.mjs']);
     expect(info.Config.User).toBe(`${UID}:${UID}`);
@@ -249,7 +188,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     const verify = (image: string, ...extra: string[]) =>
       run(path.join(ROOT, 'scripts/container/verify-release.sh'), [image, ...extra], {
         cwd: ROOT,
-        env: { ...process.env, CONTAINER_CLI: CLI },
+        env: ENGINE_ENV,
       });
     if (shippedModel) expect((await verify(IMAGE)).stdout.trim().endsWith('verified')).toBe(true);
 
@@ -257,11 +196,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     const good = `${IMAGE}-verify-good`;
     const tampered = `${IMAGE}-verify-tampered`;
     try {
-      for (const f of ['manifest.json', 'model.onnx', 'tokenizer.json']) {
-        writeFileSync(path.join(dir, f), readFileSync(path.join(FIXTURE_MODEL, f)));
-      }
-      writeFileSync(path.join(dir, 'Dockerfile'), `FROM ${IMAGE}\nCOPY manifest.json model.onnx tokenizer.json /app/models/conversation-risk/\n`);
-      await run(CLI, ['build', '-q', '-t', good, dir]);
+      await buildWithFixtureModel(dir, good);
       const { stdout: imageId } = await run(CLI, ['image', 'inspect', '--format', '{{.Id}}', good]);
       const ok = await verify(good, imageId.trim(), path.join(FIXTURE_MODEL, 'manifest.json'));
       expect(ok.stdout).toMatch(/^OK +model\.onnx sha256 [0-9a-f]{64}$/m);
@@ -269,8 +204,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       expect(ok.stdout).toContain('OK: manifest.json matches the published one');
 
       const tokenizer = readFileSync(path.join(FIXTURE_MODEL, 'tokenizer.json'), 'utf8');
-      writeFileSync(path.join(dir, 'tokenizer.json'), tokenizer.replace('"', ' "'));
-      await run(CLI, ['build', '-q', '-t', tampered, dir]);
+      await buildWithFixtureModel(dir, tampered, tokenizer.replace('"', ' "'));
       const exitOf = (p: Promise<unknown>) =>
         p.then(
           () => ({ code: 0, stdout: '' }),
@@ -484,4 +418,50 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect(state.Running).toBe(false);
     expect(state.ExitCode).toBe(0);
   }, 180_000);
+});
+
+// The air-gapped install of docs/deployment.md with a real archive: `save | gzip` on the connected
+// side, the image absent on the other, then verify-release.sh given the archive loads it (Podman
+// 4.3's `load` cannot read gzip itself) and checks the image id and the model manifest.
+// Needs only the engine's CLI, not the Docker API.
+const airGapSkip = hasCommand(CLI) ? undefined : `${CLI} is not installed`;
+if (airGapSkip !== undefined) console.warn(`[container-image] air-gapped release test skipped: ${airGapSkip}`);
+
+describe.skipIf(airGapSkip !== undefined)('release archive (air-gapped install)', () => {
+  it('saves the image as a gzipped archive, loads it back and verifies it with verify-release.sh', async () => {
+    await buildAppImage();
+    const dir = mkdtempSync(path.join(tmpdir(), 'cr-airgap-'));
+    const release = `${IMAGE}-release`;
+    const inspectId = async () => (await run(CLI, ['image', 'inspect', '--format', '{{.Id}}', release])).stdout.trim();
+    try {
+      let manifest = path.join(ROOT, 'models/conversation-risk/manifest.json');
+      if (shippedModel) {
+        await run(CLI, ['tag', IMAGE, release]);
+      } else {
+        await buildWithFixtureModel(dir, release);
+        manifest = path.join(FIXTURE_MODEL, 'manifest.json');
+      }
+      const publishedId = await inspectId();
+      const archive = path.join(dir, 'conversation-risk-release.tar.gz');
+      const started = Date.now();
+      await run('sh', ['-c', '"$0" save "$1" | gzip -1 > "$2"', CLI, release, archive], { env: ENGINE_ENV });
+      // The air-gapped side has no such image: only the archive. (Its layers stay, under IMAGE.)
+      await run(CLI, ['rmi', release]);
+      await expect(inspectId()).rejects.toThrow();
+
+      const { stdout } = await run(path.join(ROOT, 'scripts/container/verify-release.sh'), [archive, publishedId, manifest], {
+        cwd: ROOT,
+        env: ENGINE_ENV,
+      });
+      expect(stdout).toMatch(/^archive .*: loaded \S+$/m);
+      expect(stdout).toContain('OK: image id matches the published one');
+      expect(stdout).toContain('OK: manifest.json matches the published one');
+      expect(stdout.trim().endsWith('verified')).toBe(true);
+      expect(await inspectId()).toBe(publishedId);
+      console.info(`[container-image] save | gzip, load and verify of the release archive: ${Date.now() - started} ms`);
+    } finally {
+      await run(CLI, ['rmi', release]).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 900_000);
 });
