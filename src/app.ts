@@ -14,7 +14,7 @@ import { redirectForwardedHttp } from './http/proxy.ts';
 import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
 import type { Metrics } from './ops/metrics.ts';
-import { connectRedis, type SharedRedis } from './ops/redis.ts';
+import type { SharedRedis } from './ops/redis.ts';
 import { healthRoutes } from './routes/health.ts';
 import { infoRoute } from './routes/info.ts';
 import { predictRoutes } from './routes/predict.ts';
@@ -36,9 +36,13 @@ export interface AppDeps {
   tls?: TlsMaterial;
 }
 
-/** The shared Redis for REDIS_URL, closed with the app; undefined keeps all state in this process. */
-function sharedState(config: Config, logger: Logger): SharedRedis | undefined {
+/**
+ * The shared Redis for REDIS_URL, closed with the app; undefined keeps all state in this process.
+ * ioredis is loaded only then.
+ */
+async function sharedState(config: Config, logger: Logger): Promise<SharedRedis | undefined> {
   if (config.REDIS_URL === undefined) return undefined;
+  const { connectRedis } = await import('./ops/redis.ts');
   return connectRedis({
     url: config.REDIS_URL,
     prefix: config.REDIS_KEY_PREFIX,
@@ -114,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  const shared = sharedState(config, logger);
+  const shared = await sharedState(config, logger);
   if (shared !== undefined) {
     // Registered before every plugin, so it runs after their own onClose hooks (jobs drain first).
     app.addHook('onClose', async () => shared.close());

@@ -8,12 +8,7 @@ import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
 import { fullJitter, sleep } from './backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from './delivery.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
-import type { SharedRedis } from '../ops/redis.ts';
 import { LocalNotifier, type Notifier } from './notification.ts';
-import { QueueNotifier } from './queue-notifier.ts';
-import { QueueScheduler } from './queue-scheduler.ts';
-import { RedisJobStore } from './redis-store.ts';
-import type { Sealer } from './sealing.ts';
 import { toV2Prediction, type V2Prediction } from './result.ts';
 import { LocalScheduler, type QueuedItem, type Scheduler } from './scheduler.ts';
 import { MemoryJobStore, type JobRecord, type JobStore } from './store.ts';
@@ -376,26 +371,4 @@ export function createJobs(deps: JobsDeps): Jobs {
     onEvict: (jobId) => deps.logger.warn({ job_id: jobId }, 'finished job forgotten before its TTL: retained results at their limit'),
   });
   return new JobService(deps, { store, scheduler: new LocalScheduler(deps.concurrency ?? 2), notifier: new LocalNotifier() });
-}
-
-/** What createSharedJobs needs: the Redis connections, the item sealer and the lock time. */
-export interface SharedJobsOptions {
-  redis: SharedRedis;
-  sealer: Sealer;
-  /** JOB_LOCK_MS: how long a silent replica keeps its items before another takes them. */
-  lockMs: number;
-}
-
-/** Jobs shared by every replica through Redis: any replica admits, runs, reports and answers for any job. */
-export function createSharedJobs(deps: JobsDeps, shared: SharedJobsOptions): Jobs {
-  const store = new RedisJobStore(shared.redis.command, shared.redis.prefix);
-  const scheduler = new QueueScheduler({
-    redis: shared.redis,
-    sealer: shared.sealer,
-    concurrency: deps.concurrency ?? 2,
-    lockMs: shared.lockMs,
-    registry: deps.registry,
-  });
-  const notifier = new QueueNotifier(shared.redis, shared.lockMs);
-  return new JobService(deps, { store, scheduler, notifier });
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ProtectedRouteDeps } from '../deps.ts';
 import { observePrediction } from '../../http/scoring-call.ts';
-import { createJobs, createSharedJobs, type JobsDeps } from '../../jobs/jobs.ts';
+import { createJobs, type JobsDeps } from '../../jobs/jobs.ts';
 import { loadSealingKey, Sealer } from '../../jobs/sealing.ts';
 import type { Jobs } from '../../jobs/types.ts';
 import { v2BatchRoutes } from './batch.ts';
@@ -34,10 +34,15 @@ export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<v
     },
   };
   // The key file was checked at start (config.ts); REDIS_URL without it never gets this far.
+  // BullMQ is loaded only when Redis is configured.
   const jobs =
     shared === undefined || config.REDIS_ENCRYPTION_KEY_FILE === undefined
       ? createJobs(jobsDeps)
-      : createSharedJobs(jobsDeps, { redis: shared, sealer: new Sealer(loadSealingKey(config.REDIS_ENCRYPTION_KEY_FILE)), lockMs: config.JOB_LOCK_MS });
+      : (await import('../../jobs/shared.ts')).createSharedJobs(jobsDeps, {
+          redis: shared,
+          sealer: new Sealer(loadSealingKey(config.REDIS_ENCRYPTION_KEY_FILE)),
+          lockMs: config.JOB_LOCK_MS,
+        });
   deps.onJobs?.(jobs);
 
   let closingSince = Date.now();

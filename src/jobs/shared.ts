@@ -1,0 +1,32 @@
+// Jobs shared by every replica through Redis: the Redis store, the BullMQ scheduler and notifier,
+// put together. A module of its own so a process without REDIS_URL never loads BullMQ or ioredis
+// (about 20 MB of resident memory).
+import type { SharedRedis } from '../ops/redis.ts';
+import { JobService, type JobsDeps } from './jobs.ts';
+import { QueueNotifier } from './queue-notifier.ts';
+import { QueueScheduler } from './queue-scheduler.ts';
+import { RedisJobStore } from './redis-store.ts';
+import type { Sealer } from './sealing.ts';
+import type { Jobs } from './types.ts';
+
+/** What createSharedJobs needs: the Redis connections, the item sealer and the lock time. */
+export interface SharedJobsOptions {
+  redis: SharedRedis;
+  sealer: Sealer;
+  /** JOB_LOCK_MS: how long a silent replica keeps its items before another takes them. */
+  lockMs: number;
+}
+
+/** Jobs shared by every replica through Redis: any replica admits, runs, reports and answers for any job. */
+export function createSharedJobs(deps: JobsDeps, shared: SharedJobsOptions): Jobs {
+  const store = new RedisJobStore(shared.redis.command, shared.redis.prefix);
+  const scheduler = new QueueScheduler({
+    redis: shared.redis,
+    sealer: shared.sealer,
+    concurrency: deps.concurrency ?? 2,
+    lockMs: shared.lockMs,
+    registry: deps.registry,
+  });
+  const notifier = new QueueNotifier(shared.redis, shared.lockMs);
+  return new JobService(deps, { store, scheduler, notifier });
+}
