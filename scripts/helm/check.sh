@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lints and renders the chart with every example values file, and validates the manifests against
 # the Kubernetes schemas. Needs helm (and kubeconform for the schema check); when a tool is missing
-# it says so and skips that part (exit 0), since the static checks in test/helm-chart.test.ts run
+# it says so and skips that part (exit 0), since the static checks in test/deployment/helm-chart.test.ts run
 # everywhere. Set HELM_CHECK_REQUIRED=1 to make a missing tool an error (release pipelines).
 #
 # Usage: scripts/helm/check.sh [KUBERNETES_VERSION]   (default 1.29.0)
@@ -16,7 +16,7 @@ missing() {
   if [ "$required" = 1 ]; then exit 1; fi
 }
 
-# Without helm on PATH, the pinned helm 4 that test/helm-render.test.ts extracts (and checks) is used.
+# Without helm on PATH, the pinned helm 4 that test/deployment/helm-render.test.ts extracts (and checks) is used.
 if ! command -v helm >/dev/null 2>&1 && [ -x .tmp/helm/helm ]; then
   PATH="$PWD/.tmp/helm:$PATH"
 fi

@@ -1,0 +1,299 @@
+// The Helm chart and compose files, checked without helm (none can be installed here):
+// values files against values.schema.json, the schema's strictness, the documentation of every
+// value, the values and metric names the templates use, and that the static YAML parses.
+// scripts/helm/check.sh adds `helm lint` and `helm template | kubeconform` where those tools exist.
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse, parseDocument } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { renderReadme } from '../../scripts/helm/params-table.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CHART = path.join(ROOT, 'helm/conversation-risk');
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const read = (p: string) => readFileSync(path.join(ROOT, p), 'utf8');
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** Helm's merge of a user values file over the chart defaults: maps merge, everything else replaces. */
+function merge(base: Json, over: Json): Json {
+  if (!isObject(base) || !isObject(over)) return clone(over);
+  const out: JsonObject = clone(base);
+  for (const [k, v] of Object.entries(over)) out[k] = k in out ? merge(out[k] as Json, v) : clone(v);
+  return out;
+}
+
+/** Dotted paths of values.yaml's leaves: scalars, lists and maps that are empty or of plain strings. */
+function leafPaths(value: Json, prefix = ''): string[] {
+  if (!isObject(value)) return [prefix];
+  const entries = Object.entries(value);
+  const isStringMap = entries.length === 0 || entries.every(([k, v]) => typeof v === 'string' && /[./]/.test(k));
+  if (isStringMap && prefix !== '') return [prefix];
+  return entries.flatMap(([k, v]) => leafPaths(v, prefix === '' ? k : `${prefix}.${k}`));
+}
+
+function hasPath(value: Json, dotted: string): boolean {
+  let node: Json = value;
+  for (const part of dotted.split('.')) {
+    if (!isObject(node) || !(part in node)) return false;
+    node = node[part] as Json;
+  }
+  return true;
+}
+
+const valuesText = readFileSync(path.join(CHART, 'values.yaml'), 'utf8');
+const defaults = parse(valuesText) as JsonObject;
+const schema = JSON.parse(readFileSync(path.join(CHART, 'values.schema.json'), 'utf8')) as JsonObject;
+const ciFiles = readdirSync(path.join(CHART, 'ci')).filter((f) => f.endsWith('.yaml'));
+const templateDir = path.join(CHART, 'templates');
+const templates = readdirSync(templateDir, { recursive: true, encoding: 'utf8' })
+  .filter((f) => /\.(yaml|tpl|txt)$/.test(f))
+  .map((f) => ({ name: f, text: readFileSync(path.join(templateDir, f), 'utf8') }));
+
+describe('helm values schema', () => {
+  let validate: ValidateFunction;
+  beforeAll(() => {
+    validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
+  });
+  const errors = () => JSON.stringify(validate.errors, null, 1);
+
+  it('accepts the chart defaults in values.yaml', () => {
+    expect(validate(defaults), errors()).toBe(true);
+  });
+
+  it.each(ciFiles)('accepts the example values ci/%s merged over the defaults', (file) => {
+    const over = parse(readFileSync(path.join(CHART, 'ci', file), 'utf8')) as JsonObject;
+    expect(validate(merge(defaults, over)), errors()).toBe(true);
+  });
+
+  const bad: Array<[string, (v: JsonObject) => void, string]> = [
+    ['an unknown top-level key', (v) => (v.replicas = 3), 'additionalProperties'],
+    ['an unknown nested key', (v) => ((v.containerSecurityContext as JsonObject).runAsRoot = true), 'additionalProperties'],
+    ['a misspelt probe field', (v) => ((v.livenessProbe as JsonObject).periodSecond = 5), 'additionalProperties'],
+    ['a string where an integer belongs', (v) => (v.replicaCount = 'two'), 'type'],
+    ['a boolean given as a string', (v) => ((v.networkPolicy as JsonObject).enabled = 'true'), 'type'],
+    ['running as root (uid 0)', (v) => ((v.podSecurityContext as JsonObject).runAsUser = 0), 'minimum'],
+    ['an unknown service type', (v) => ((v.service as JsonObject).type = 'ExternalName'), 'enum'],
+    ['a webhook secret without the whsec_ prefix', (v) => ((v.webhooks as JsonObject).secret = 'c2VjcmV0'), 'pattern'],
+    ['a webhook host without a port', (v) => ((v.webhooks as JsonObject).allowedHosts = ['hooks.example']), 'pattern'],
+    ['an image digest that is not sha256', (v) => ((v.image as JsonObject).digest = 'latest'), 'pattern'],
+    ['a short API key', (v) => ((v.auth as JsonObject).apiKeys = ['secret']), 'minLength'],
+    ['a webhook egress rule without ports', (v) => ((v.networkPolicy as JsonObject).webhookEgress = [{ cidr: '10.0.0.1/32' }]), 'required'],
+    ['a malformed resource quantity', (v) => (((v.resources as JsonObject).limits as JsonObject).memory = '1 gigabyte'), 'oneOf'],
+  ];
+  it.each(bad)('rejects %s', (_name, mutate, keyword) => {
+    const values = clone(defaults);
+    mutate(values);
+    expect(validate(values)).toBe(false);
+    expect(validate.errors?.map((e) => e.keyword)).toContain(keyword);
+  });
+
+  it('closes every object: additionalProperties false, typed map values, or a documented Kubernetes pass-through', () => {
+    const loose: string[] = [];
+    const walk = (node: Json, at: string) => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}[${i}]`));
+      if (!isObject(node)) return;
+      if (node.type === 'object') {
+        const ap = node.additionalProperties;
+        const closed = node.properties !== undefined ? ap === false : isObject(ap) || ap === false;
+        const passThrough = typeof node.$comment === 'string' && /Kubernetes/.test(node.$comment);
+        if (!closed && !passThrough) loose.push(at);
+      }
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(schema, '#');
+    expect(loose).toEqual([]);
+  });
+
+  it('describes exactly the keys values.yaml has', () => {
+    const schemaPaths: string[] = [];
+    const walk = (node: JsonObject, prefix: string) => {
+      const resolved = typeof node.$ref === 'string' ? resolveRef(node.$ref) : node;
+      if (!isObject(resolved.properties)) return;
+      for (const [k, v] of Object.entries(resolved.properties)) {
+        const p = prefix === '' ? k : `${prefix}.${k}`;
+        schemaPaths.push(p);
+        if (isObject(v)) walk(v, p);
+      }
+    };
+    const resolveRef = (ref: string): JsonObject =>
+      ref.replace(/^#\//, '').split('/').reduce<JsonObject>((n, k) => n[k] as JsonObject, schema);
+    walk(schema, '');
+    // affinity's parts are optional Kubernetes fields, not chart values.
+    const missing = schemaPaths.filter((p) => !p.startsWith('affinity.') && !hasPath(defaults, p));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('helm values documentation', () => {
+  const params = [...valuesText.matchAll(/^\s*## @param (\S+) (.+)$/gm)].map((m) => ({ path: m[1]!, text: m[2]! }));
+  const documented = new Set(params.map((p) => p.path));
+
+  it('has a @param line for every value', () => {
+    const undocumented = leafPaths(defaults).filter((leaf) => {
+      const parts = leaf.split('.');
+      return !parts.some((_, i) => documented.has(parts.slice(0, i + 1).join('.')));
+    });
+    expect(undocumented).toEqual([]);
+  });
+
+  it('documents only values that exist, each once and with a description', () => {
+    expect(params.filter((p) => !hasPath(defaults, p.path)).map((p) => p.path)).toEqual([]);
+    expect(params.length).toBe(documented.size);
+    expect(params.filter((p) => p.text.trim().length < 10).map((p) => p.path)).toEqual([]);
+  });
+
+  it('is what the chart README\'s parameter tables show (node scripts/helm/params-table.ts)', () => {
+    const readme = readFileSync(path.join(CHART, 'README.md'), 'utf8');
+    expect(renderReadme(readme, valuesText)).toBe(readme);
+    expect(readme).toContain('| `networkPolicy.enabled` |');
+  });
+
+  it('puts each @param right above the value it documents', () => {
+    const lines = valuesText.split('\n');
+    const misplaced: string[] = [];
+    lines.forEach((line, i) => {
+      const m = /^(\s*)## @param (\S+)/.exec(line);
+      if (!m) return;
+      const key = m[2]!.split('.').at(-1)!;
+      const next = lines[i + 1] ?? '';
+      if (!next.startsWith(`${m[1]}${key}:`)) misplaced.push(m[2]!);
+    });
+    expect(misplaced).toEqual([]);
+  });
+});
+
+describe('helm templates (static checks; rendering is scripts/helm/check.sh)', () => {
+  it('use only values that values.yaml defines', () => {
+    const used = new Set<string>();
+    for (const t of templates) {
+      for (const m of t.text.matchAll(/\.Values((?:\.[A-Za-z][\w-]*)+)/g)) used.add(m[1]!.slice(1));
+    }
+    expect(used.size).toBeGreaterThan(40);
+    expect([...used].filter((p) => !hasPath(defaults, p))).toEqual([]);
+  });
+
+  it('include only named templates that _helpers.tpl defines', () => {
+    const defined = new Set([...templates.flatMap((t) => [...t.text.matchAll(/define "([^"]+)"/g)].map((m) => m[1]!))]);
+    const included = new Set(templates.flatMap((t) => [...t.text.matchAll(/include "([^"]+)"/g)].map((m) => m[1]!)));
+    expect(included.size).toBeGreaterThan(8);
+    expect([...included].filter((n) => !defined.has(n))).toEqual([]);
+  });
+
+  it('balance their control blocks: every if, with, range and define has its end', () => {
+    const unbalanced = templates.filter((t) => {
+      const opens = [...t.text.matchAll(/\{\{-?\s*(if|with|range|define)\b/g)].length;
+      const ends = [...t.text.matchAll(/\{\{-?\s*end\s*-?\}\}/g)].length;
+      return opens !== ends;
+    });
+    expect(unbalanced.map((t) => t.name)).toEqual([]);
+  });
+
+  it('harden the pod: non-root, read-only root, no privilege escalation, no token, checksums roll pods', () => {
+    const deployment = templates.find((t) => t.name === 'deployment.yaml')!.text;
+    expect(deployment).toMatch(/automountServiceAccountToken: \{\{ \.Values\.automountServiceAccountToken \}\}/);
+    expect(deployment).toMatch(/checksum\/config:/);
+    expect(deployment).toMatch(/checksum\/secret:/);
+    expect(deployment).toMatch(/path: \/livez/);
+    expect(deployment).toMatch(/path: \/readyz/);
+    expect(defaults.automountServiceAccountToken).toBe(false);
+    expect(defaults.containerSecurityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(defaults.podSecurityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect((defaults.networkPolicy as JsonObject).enabled).toBe(true);
+    // The image's numeric user (Dockerfile USER) is the one the chart runs as.
+    const uid = /^USER (\d+):(\d+)$/m.exec(read('Dockerfile'));
+    expect(uid?.[1]).toBe(String((defaults.containerSecurityContext as JsonObject).runAsUser));
+  });
+
+  it('name only metrics the service exports', () => {
+    const exported = new Set<string>();
+    for (const file of ['src/ops/metrics.ts', 'src/jobs/metrics.ts']) {
+      for (const m of read(file).matchAll(/name: `\$\{PREFIX\}([a-z_]+)`/g)) exported.add(`conversation_risk_${m[1]}`);
+    }
+    // prom-client's default process metrics, registered with the same prefix.
+    for (const n of ['process_resident_memory_bytes', 'process_cpu_seconds_total']) exported.add(`conversation_risk_${n}`);
+    const sources = [
+      templates.find((t) => t.name === 'prometheusrule.yaml')!.text,
+      readFileSync(path.join(CHART, 'files/grafana-dashboard.json'), 'utf8'),
+      read('compose/alerts.yml'),
+    ].join('\n');
+    const named = new Set([...sources.matchAll(/conversation_risk_[a-z_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')));
+    expect(named.size).toBeGreaterThan(8);
+    expect([...named].filter((n) => !exported.has(n))).toEqual([]);
+  });
+
+  it('alert on model not loaded, 5xx rate, latency, rate-limit saturation and a full queue', () => {
+    const rules = templates.find((t) => t.name === 'prometheusrule.yaml')!.text;
+    const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1]);
+    expect(alerts).toEqual([
+      'ConversationRiskModelNotLoaded',
+      'ConversationRiskHighErrorRate',
+      'ConversationRiskHighLatency',
+      'ConversationRiskRateLimitSaturation',
+      'ConversationRiskQueueFull',
+    ]);
+  });
+});
+
+describe('static YAML and JSON files', () => {
+  const yamlFiles = [
+    'helm/conversation-risk/Chart.yaml',
+    'helm/conversation-risk/values.yaml',
+    ...ciFiles.map((f) => `helm/conversation-risk/ci/${f}`),
+    'compose/compose.yaml',
+    'compose/prometheus.yml',
+    'compose/alerts.yml',
+  ];
+  it.each(yamlFiles)('%s parses without errors or warnings', (file) => {
+    const doc = parseDocument(read(file), { uniqueKeys: true });
+    expect(doc.errors.map((e) => e.message)).toEqual([]);
+    expect(doc.warnings.map((e) => e.message)).toEqual([]);
+  });
+
+  it('Chart.yaml is a v2 chart whose appVersion is the package version', () => {
+    const chart = parse(read('helm/conversation-risk/Chart.yaml')) as JsonObject;
+    const pkg = JSON.parse(read('package.json')) as { version: string };
+    expect(chart.apiVersion).toBe('v2');
+    expect(chart.name).toBe('conversation-risk');
+    expect(chart.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(chart.appVersion).toBe(pkg.version);
+  });
+
+  it('the Grafana dashboard is valid JSON with queries on every panel', () => {
+    const dashboard = JSON.parse(readFileSync(path.join(CHART, 'files/grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
+    expect(dashboard.panels.length).toBeGreaterThan(5);
+    for (const panel of dashboard.panels) expect(panel.targets.length).toBeGreaterThan(0);
+  });
+
+  it('compose runs the appliance hardened: read-only, no capabilities, no new privileges, secrets as files, limits', () => {
+    const compose = parse(read('compose/compose.yaml')) as JsonObject;
+    const app = (compose.services as JsonObject)['conversation-risk'] as JsonObject;
+    expect(app.read_only).toBe(true);
+    expect(app.cap_drop).toEqual(['ALL']);
+    expect(app.security_opt).toContain('no-new-privileges:true');
+    expect(app.tmpfs).toBeDefined();
+    expect(app.healthcheck).toBeDefined();
+    expect(((app.deploy as JsonObject).resources as JsonObject).limits).toMatchObject({ cpus: expect.anything(), memory: expect.anything() });
+    const secrets = (app.secrets as Json[]).map((s) => (isObject(s) ? s.source : s));
+    expect(secrets).toEqual(expect.arrayContaining(['api_keys', 'tls_cert', 'tls_key', 'webhook_secret']));
+    const env = app.environment as JsonObject;
+    expect(env.API_KEYS_FILE).toMatch(/^\/run\/secrets\//);
+    expect(env.WEBHOOK_SECRET_FILE).toMatch(/^\/run\/secrets\//);
+    expect(env).not.toHaveProperty('WEBHOOK_SECRET');
+    expect(env.API_KEYS).toBeUndefined();
+    const prometheus = (compose.services as JsonObject).prometheus as JsonObject;
+    expect(prometheus.profiles).toEqual(['monitoring']);
+  });
+});

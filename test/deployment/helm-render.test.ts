@@ -1,0 +1,220 @@
+// The Helm chart rendered and checked by the real helm (4.1.4, pinned by SHA-256 and run offline, see
+// helpers/helm.ts): `helm lint --strict`, and `helm template` with the defaults and every ci/ values
+// file, each rendered object validated against the Kubernetes, Prometheus Operator and cert-manager
+// models. Then the rules the chart keeps, each checked on what helm actually renders.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CHART_DIR,
+  HELM_VERSION,
+  MODELS,
+  RELEASE,
+  helm,
+  helmTemplate,
+  manifestProblems,
+  renderChart,
+  renderNotes,
+  valueArgs,
+  type K8sObject,
+  type RenderValues,
+} from '../helpers/helm.ts';
+
+const FULLNAME = `${RELEASE}-conversation-risk`;
+const ciFiles = readdirSync(path.join(CHART_DIR, 'ci')).filter((f) => f.endsWith('.yaml')).sort();
+const valueSets: Array<[string, RenderValues]> = [
+  ['the defaults', {}],
+  ...ciFiles.map((f): [string, RenderValues] => [`ci/${f}`, { files: [`ci/${f}`] }]),
+];
+
+type Json = Record<string, unknown>;
+interface Container {
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  ports: Array<{ name: string; containerPort: number }>;
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+  [probe: string]: unknown;
+}
+interface PodSpec {
+  containers: Container[];
+  volumes: Array<{ name: string; secret?: { secretName: string; items: Array<{ key: string; path: string }> } }>;
+}
+
+function find(objects: K8sObject[], kind: string, name = FULLNAME): Json {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (found === undefined) throw new Error(`no ${kind} ${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  return found;
+}
+const podSpec = (objects: K8sObject[]) => ((find(objects, 'Deployment').spec as Json).template as Json).spec as PodSpec;
+const container = (objects: K8sObject[]) => podSpec(objects).containers[0]!;
+const configData = (objects: K8sObject[]) => find(objects, 'ConfigMap').data as Record<string, string>;
+
+/** helm template that must fail; returns helm's message. */
+function renderError(values: RenderValues): string {
+  const result = helmTemplate(values);
+  expect(result.status, result.stdout).not.toBe(0);
+  return result.stderr;
+}
+
+describe(`helm chart rendered by helm ${HELM_VERSION} (offline)`, () => {
+  it(`runs the pinned helm ${HELM_VERSION} (SHA-256 checked before use)`, () => {
+    const result = helm(['version', '--short']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${HELM_VERSION.replaceAll('.', '\\.')}\\+`));
+  });
+
+  it.each(valueSets)('passes helm lint --strict with %s', (_label, values) => {
+    const result = helm(['lint', '--strict', CHART_DIR, ...valueArgs(values)]);
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('0 chart(s) failed');
+  });
+
+  it.each(valueSets)('renders %s into objects the Kubernetes and CRD models accept, with no null fields', (_label, values) => {
+    const objects = renderChart(values);
+    expect(objects.length).toBeGreaterThan(5);
+    expect(objects.flatMap(manifestProblems)).toEqual([]);
+  });
+
+  it('covers every kind the chart can make across the defaults and the ci/ files', () => {
+    const kinds = new Set(valueSets.flatMap(([, values]) => renderChart(values).map((o) => `${o.apiVersion}/${o.kind}`)));
+    expect([...kinds].sort()).toEqual([...MODELS.keys()].sort());
+  });
+
+  it('reports a null field and a wrong type as problems (the validation above can fail)', () => {
+    const deployment = structuredClone(find(renderChart(), 'Deployment')) as K8sObject;
+    const spec = (deployment.spec as Json).template as { spec: PodSpec };
+    (spec.spec.containers[0] as unknown as Json).env = null;
+    (deployment.spec as Json).replicas = 'two';
+    expect(manifestProblems(deployment)).toEqual([
+      expect.stringMatching(/^Deployment risk-conversation-risk: .*replicas must be integer/),
+      `Deployment ${FULLNAME}: .spec.template.spec.containers[0].env is null`,
+    ]);
+  });
+});
+
+describe('helm chart rules (checked on the rendered manifests)', () => {
+  it('renders the container env only when it has entries, and then as a list', () => {
+    expect(container(renderChart())).not.toHaveProperty('env');
+    expect(container(renderChart({ set: { 'webhooks.secret': 'whsec_c2lnbmluZy1zZWNyZXQ=' } }))).not.toHaveProperty('env');
+    const withExtra = container(renderChart({ set: { 'extraEnv[0].name': 'NODE_OPTIONS', 'extraEnv[0].value': '--enable-source-maps' } }));
+    expect(withExtra.env).toEqual([{ name: 'NODE_OPTIONS', value: '--enable-source-maps' }]);
+  });
+
+  it('refuses an HPA with both targetCPU and targetMemory at 0 (it would have no metric), naming both values', () => {
+    const message = renderError({
+      set: { 'autoscaling.hpa.enabled': true, 'autoscaling.hpa.targetCPU': 0, 'autoscaling.hpa.targetMemory': 0 },
+    });
+    expect(message).toContain('autoscaling.hpa.enabled needs autoscaling.hpa.targetCPU or autoscaling.hpa.targetMemory above 0');
+  });
+
+  it('gives the HPA one metric per non-zero target', () => {
+    const objects = renderChart({ set: { 'autoscaling.hpa.enabled': true, 'autoscaling.hpa.targetCPU': 0, 'autoscaling.hpa.targetMemory': 75 } });
+    const hpa = find(objects, 'HorizontalPodAutoscaler') as K8sObject;
+    expect(manifestProblems(hpa)).toEqual([]);
+    expect((hpa.spec as Json).metrics).toEqual([
+      { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 75 } } },
+    ]);
+  });
+
+  it('takes every container port from values: PORT and HTTP_PORT, container ports, Service targetPorts, probes and the NetworkPolicy', () => {
+    const values = { set: { 'containerPorts.https': 9443, 'containerPorts.http': 9080, 'metrics.containerPort': 9565, 'config.httpRedirect': true } };
+    const objects = renderChart(values);
+    expect(configData(objects)).toMatchObject({ PORT: '9443', HTTP_PORT: '9080', METRICS_PORT: '9565' });
+    const ports = { https: 9443, http: 9080, metrics: 9565 };
+    expect(Object.fromEntries(container(objects).ports.map((p) => [p.name, p.containerPort]))).toEqual(ports);
+    const servicePorts = ((find(objects, 'Service').spec as Json).ports as Array<{ name: string; targetPort: number }>);
+    expect(Object.fromEntries(servicePorts.map((p) => [p.name, p.targetPort]))).toEqual(ports);
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      expect((container(objects)[probe] as { httpGet: { port: number } }).httpGet.port, probe).toBe(9443);
+    }
+    const ingress = (find(objects, 'NetworkPolicy').spec as Json).ingress as Array<{ ports: Array<{ port: number }> }>;
+    expect(ingress.flatMap((rule) => rule.ports.map((p) => p.port))).toEqual([9443, 9080, 9565]);
+    expect(helmTemplate(values).stdout).not.toMatch(/\b(8443|8080)\b/);
+  });
+
+  it('generates a new API key on every helm template, so the chart README and values.yaml point GitOps users to auth.existingSecret', () => {
+    const apiKeys = () => (find(renderChart(), 'Secret', `${FULLNAME}-api-keys`).data as Json)['api-keys'];
+    expect(apiKeys()).not.toBe(apiKeys());
+    const readme = readFileSync(path.join(CHART_DIR, 'README.md'), 'utf8');
+    const gitops = /^## API keys with GitOps[^\n]*\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? '';
+    expect(gitops).toMatch(/lookup/);
+    expect(gitops).toMatch(/helm template/);
+    expect(gitops).toMatch(/Argo CD/);
+    expect(gitops).toMatch(/`auth\.existingSecret: /);
+    const valuesText = readFileSync(path.join(CHART_DIR, 'values.yaml'), 'utf8');
+    const authComment = /((?:^##[^\n]*\n)+)auth:\n/m.exec(valuesText)?.[1] ?? '';
+    expect(authComment).toMatch(/helm template/);
+    expect(authComment).toMatch(/GitOps/);
+    expect(authComment).toMatch(/auth\.existingSecret/);
+  });
+
+  it('renders byte-identical manifests twice with auth.existingSecret (nothing rotates on a GitOps sync)', () => {
+    const values = { files: ['ci/hardened-existing-secrets-values.yaml'] };
+    expect(helmTemplate(values).stdout).toBe(helmTemplate(values).stdout);
+  });
+
+  it.each([
+    ['a chart-made Secret', { 'webhooks.secret': 'whsec_c2lnbmluZy1zZWNyZXQ=' }, `${FULLNAME}-webhook`, 'webhook-secret'],
+    ['an existing Secret', { 'webhooks.existingSecret': 'hooks', 'webhooks.existingSecretKey': 'signing' }, 'hooks', 'signing'],
+  ])('mounts the webhook signing secret from %s as a file named by WEBHOOK_SECRET_FILE, never as an environment variable', (_label, set, secretName, key) => {
+    const objects = renderChart({ set });
+    const file = configData(objects).WEBHOOK_SECRET_FILE;
+    expect(file).toMatch(/^\/etc\/conversation-risk\/webhook\//);
+    const mount = container(objects).volumeMounts.find((m) => m.mountPath === path.posix.dirname(file!));
+    expect(mount).toMatchObject({ readOnly: true });
+    const volume = podSpec(objects).volumes.find((v) => v.name === mount!.name);
+    expect(volume?.secret).toMatchObject({ secretName, items: [{ key, path: path.posix.basename(file!) }] });
+    expect(helmTemplate({ set }).stdout).not.toMatch(/WEBHOOK_SECRET\b(?!_FILE)/);
+  });
+
+  it('sets no WEBHOOK_SECRET_FILE and mounts no webhook volume without a webhook secret', () => {
+    const objects = renderChart();
+    expect(configData(objects)).not.toHaveProperty('WEBHOOK_SECRET_FILE');
+    expect(podSpec(objects).volumes.map((v) => v.name)).not.toContain('webhook');
+  });
+
+  it('fails once with every validation problem listed, not only the first', () => {
+    const message = renderError({
+      set: {
+        'tls.certManager.enabled': true,
+        'tls.existingSecret': 'tls',
+        'autoscaling.hpa.enabled': true,
+        'autoscaling.hpa.minReplicas': 4,
+        'autoscaling.hpa.maxReplicas': 2,
+        'autoscaling.hpa.targetCPU': 0,
+        'redis.enabled': true,
+        terminationGracePeriodSeconds: 5,
+        'metrics.containerPort': 8443,
+      },
+    });
+    const expected = [
+      'tls.certManager.enabled needs tls.certManager.issuerRef.name',
+      'set tls.existingSecret or tls.certManager.enabled, not both',
+      'autoscaling.hpa.maxReplicas must be >= minReplicas',
+      'autoscaling.hpa.enabled needs autoscaling.hpa.targetCPU or autoscaling.hpa.targetMemory above 0',
+      'redis.enabled needs redis.existingSecret',
+      'terminationGracePeriodSeconds must exceed config.shutdownGraceMs',
+      'the container ports in use must differ: {"containerPorts.https":8443,"metrics.containerPort":8443}',
+    ];
+    expect(message).toContain(`${expected.length} problem(s) in the values:`);
+    for (const problem of expected) expect(message).toContain(`\n- ${problem}`);
+    expect(message.match(/execution error/g)).toHaveLength(1);
+  });
+
+  const hashedKey = 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+  it.each([
+    ['a generated key', {}, /export API_KEY="\$\(kubectl -n trust-safety get secret risk-conversation-risk-api-keys /],
+    ['plaintext auth.apiKeys', { 'auth.apiKeys[0]': 'k'.repeat(32) }, /export API_KEY="\$\(kubectl -n trust-safety get secret risk-conversation-risk-api-keys /],
+    ['hashed auth.apiKeys', { 'auth.apiKeys[0]': hashedKey }, /export API_KEY='<your plaintext key>'/],
+    ['auth.existingSecret', { 'auth.existingSecret': 'keys' }, /export API_KEY="\$\(kubectl -n trust-safety get secret keys [^\n]*\n[^\n]*\n\s+export API_KEY='<your plaintext key>'/],
+  ])('NOTES.txt says how to set API_KEY with %s, and its curl sends it as a Bearer token with a multi-turn conversation', (_label, set, howToSetKey) => {
+    const notes = renderNotes({ set });
+    expect(notes).toMatch(howToSetKey);
+    const curl = /^\s+curl [^\n]*\\\n\s+-d '([^']+)'/m.exec(notes);
+    expect(curl?.[0]).toContain('-H "Authorization: Bearer $API_KEY"');
+    const body = JSON.parse(curl![1]!) as { conversation: string };
+    const turns = body.conversation.split('\n');
+    expect(turns.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(turns.map((t) => t.split(':')[0])).size).toBe(2);
+    expect(body.conversation).not.toMatch(/^user1: hi\nuser2: hello$/);
+  });
+});

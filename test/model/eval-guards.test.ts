@@ -1,0 +1,186 @@
+// Unit tests of the evaluation's shortcut guards (no model): the structure-only baseline detects
+// structure that differs between classes and only that; the short-chat sets are as promised.
+import { curveOf } from '../../scripts/eval/early.ts';
+import { describe, expect, it } from 'vitest';
+import { createRng, type Rng } from '../../scripts/data/rng.ts';
+import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../../scripts/eval/structure-baseline.ts';
+import { ISSUE_EXAMPLES, SHORT_BENIGN_MIN, SHORT_PREDATORY_MIN, shortBenignChats, shortPredatoryChats } from '../../scripts/eval/short-chats.ts';
+import { deterministicSubsample, stabilityRow } from '../../scripts/eval/recut-invariance.ts';
+import { hasSpeakerPrefixes, sliceRow, tagSlices } from '../../scripts/eval/slices.ts';
+import type { LabeledConversation } from '../../scripts/data/record.ts';
+import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
+
+const WORDS = ['school', 'game', 'pizza', 'secret', 'photo', 'parents', 'meet', 'weekend', 'cool', 'home', 'music', 'phone', 'later', 'friend'];
+
+function words(rng: Rng, n: number): string {
+  return Array.from({ length: n }, () => rng.pick(WORDS)).join(' ');
+}
+
+/** A chat with `turns` turns of about `len` words each, speakers alternating. */
+function chat(rng: Rng, turns: number, len: number): string {
+  return Array.from({ length: turns }, (_, i) => `user${(i % 2) + 1}: ${words(rng, Math.max(1, len + rng.int(-1, 1)))}`).join('\n');
+}
+
+/** Class 1: many short turns; class 0: few long turns. Same word pool, so only structure differs. */
+function structuredCorpus(seed: number, n: number): StructureExample[] {
+  const rng = createRng(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const label = i % 2;
+    return { label, conversation: label === 1 ? chat(rng, rng.int(14, 20), 3) : chat(rng, rng.int(3, 6), 14) };
+  });
+}
+
+/** Both classes drawn from the same structural distribution. */
+function sameStructureCorpus(seed: number, n: number): StructureExample[] {
+  const rng = createRng(seed);
+  return Array.from({ length: n }, (_, i) => ({ label: i % 2, conversation: chat(rng, rng.int(2, 20), rng.int(2, 12)) }));
+}
+
+describe('structure-only baseline (target: test ROC-AUC <= 0.65 on the real corpus)', () => {
+  it('has one value per named feature and reads no words', () => {
+    const a = structureFeatures('user1: hi there\nuser2: hello');
+    const b = structureFeatures('user1: yo where\nuser2: howdy');
+    expect(a).toHaveLength(STRUCTURE_FEATURES.length);
+    expect(a.every(Number.isFinite)).toBe(true);
+    // Same layout and character classes, different words: identical features.
+    expect(b).toEqual(a);
+  });
+
+  it('separates a toy corpus whose classes differ only in structure (AUC near 1)', () => {
+    const r = structureBaselineAuc(structuredCorpus(1, 400), structuredCorpus(2, 400));
+    expect(r.roc_auc).toBeGreaterThan(0.95);
+    expect(r.features).toEqual([...STRUCTURE_FEATURES]);
+  });
+
+  it('does not separate a toy corpus whose structure is the same across classes (AUC near 0.5)', () => {
+    const r = structureBaselineAuc(sameStructureCorpus(3, 600), sameStructureCorpus(4, 600));
+    expect(Math.abs(r.roc_auc - 0.5)).toBeLessThan(0.08);
+  });
+
+  it('is deterministic', () => {
+    const a = structureBaselineAuc(structuredCorpus(5, 200), sameStructureCorpus(6, 200));
+    const b = structureBaselineAuc(structuredCorpus(5, 200), sameStructureCorpus(6, 200));
+    expect(b).toEqual(a);
+  });
+
+  it('reads speaker prefixes through parseTurns (flat text has none)', () => {
+    const idx = STRUCTURE_FEATURES.indexOf('share_lines_with_prefix');
+    expect(structureFeatures('user1: hi\nuser2: hey')[idx]).toBe(1);
+    expect(structureFeatures('hi hey how are you')[idx]).toBe(0);
+    expect(hasSpeakerPrefixes('mom: home by 9\nok')).toBe(true);
+    expect(hasSpeakerPrefixes('meet me at 12:30 http://x.y')).toBe(false);
+  });
+});
+
+describe('short chats (hand-written, never trained on)', () => {
+  it(`has at least ${SHORT_BENIGN_MIN} distinct benign chats of 1-4 turns and ${SHORT_PREDATORY_MIN}+ predatory openers`, () => {
+    const benign = shortBenignChats();
+    const predatory = shortPredatoryChats();
+    expect(benign.length).toBeGreaterThanOrEqual(SHORT_BENIGN_MIN);
+    expect(predatory.length).toBeGreaterThanOrEqual(SHORT_PREDATORY_MIN);
+    expect(new Set(benign.map((c) => c.conversation)).size).toBe(benign.length);
+    expect(new Set(predatory.map((c) => c.conversation)).size).toBe(predatory.length);
+    for (const c of [...benign, ...predatory]) {
+      const lines = c.conversation.split('\n');
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      expect(lines.length).toBeLessThanOrEqual(4);
+      expect(hasSpeakerPrefixes(c.conversation)).toBe(true);
+    }
+    expect(benign.every((c) => c.label === 0 && c.predator === 'neither')).toBe(true);
+    expect(predatory.every((c) => c.label === 1 && (c.predator === 'user1' || c.predator === 'user2'))).toBe(true);
+    // The predator is on each side in some openers.
+    expect(predatory.some((c) => c.predator === 'user1') && predatory.some((c) => c.predator === 'user2')).toBe(true);
+  });
+
+  it('is deterministic', () => {
+    expect(shortBenignChats()).toEqual(shortBenignChats());
+    expect(shortPredatoryChats()).toEqual(shortPredatoryChats());
+  });
+
+  it("contains the issue's own examples verbatim", () => {
+    const texts = new Set(shortBenignChats().map((c) => c.conversation));
+    for (const c of ['user1: hi', 'user1: hi\nuser2: hello', 'user1: lol\nuser2: lmao', 'user1: ok\nuser2: ok', ...ISSUE_EXAMPLES]) {
+      expect(texts.has(c), c).toBe(true);
+    }
+  });
+});
+
+describe('re-cut and slice helpers', () => {
+  it('stabilityRow counts moves strictly under 0.15 and passes at 90 %', () => {
+    const orig = Array.from({ length: 10 }, () => 0.1);
+    const row = stabilityRow('x', [1, 0, 1, 0, 1, 0, 1, 0, 1, 0], orig, [...Array.from({ length: 9 }, () => 0.2), 0.9], true);
+    expect(row.share_stable).toBeCloseTo(0.9);
+    expect(row.pass).toBe(true);
+    expect(stabilityRow('y', [1, 0], [0, 0], [0.15, 0], true).share_stable).toBe(0.5);
+  });
+
+  it('deterministicSubsample is order-independent', () => {
+    const recs = Array.from({ length: 50 }, (_, i) => ({ id: `r${i}` }));
+    const a = deterministicSubsample(recs, 10).map((r) => r.id);
+    const b = deterministicSubsample([...recs].reverse(), 10).map((r) => r.id);
+    expect(a).toEqual(b);
+    expect(a).toHaveLength(10);
+  });
+
+  it('tag slices handle absent tags and one-class slices', () => {
+    const rec = (id: string, label: 0 | 1, tags?: string[]): LabeledConversation => ({
+      id,
+      conversation: 'user1: hi',
+      label,
+      predator: label ? 'user1' : 'neither',
+      family: 'f',
+      split: 'test',
+      source: 'generator',
+      ...(tags ? { tags } : {}),
+    });
+    const test = [rec('a', 1, ['flat']), rec('b', 1, ['flat']), rec('c', 0), rec('d', 0)];
+    const scores = [0.9, 0.4, 0.2, 0.6];
+    const rows = tagSlices(test, scores);
+    const flat = rows.find((r) => r.slice === 'flat');
+    expect(flat?.conversations).toBe(2);
+    expect(flat?.auc_against).toBe('all test benign');
+    expect(flat?.roc_auc).toBeCloseTo(0.75);
+    expect(flat?.recall_at_0_5).toBe(0.5);
+    expect(rows.find((r) => r.slice === 'in-kind')?.conversations).toBe(0);
+    expect(sliceRow('all', [0, 1, 2, 3], test, scores).fpr_at_0_5).toBe(0.5);
+  });
+});
+
+describe('ablation table', () => {
+  it('parses "label=path" rows, labels with commas included', () => {
+    expect(parseRow('wordpiece, random init=reports/ablation/wp/eval.json')).toEqual({ label: 'wordpiece, random init', path: 'reports/ablation/wp/eval.json' });
+    expect(() => parseRow('no-path')).toThrow(/label=path/);
+  });
+
+  it('writes one row per run, marks missed targets and unmeasured figures', () => {
+    const md = ablationMarkdown([
+      { label: 'a', report: { metrics: { roc_auc: 0.99, structure_baseline_roc_auc: 0.9, recut_min_share_stable: 0.95, register_shift_roc_auc: null } } },
+      { label: 'b', report: { metrics: {} } },
+    ]);
+    const rows = md.split('\n').filter((l) => l.startsWith('| a') || l.startsWith('| b'));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain('| 0.99 |');
+    expect(rows[0]).toContain('0.9 ✗');
+    expect(rows[0]).toContain('| 0.95 |');
+    expect(rows[1]?.split('|').filter((c) => /^n\/a( \/ n\/a)?$/.test(c.trim())).length).toBe(COLUMNS.length);
+  });
+});
+
+describe('early detection: the eSPD latency curve from first alerts', () => {
+  it('counts a chat detected at a read share once its first alert lies within that many messages', () => {
+    const g = curveOf([
+      { turns: 10, first: 0 },
+      { turns: 10, first: 4 },
+      { turns: 100, first: 49 },
+      { turns: 4, first: null },
+    ]);
+    expect(g.alerted).toBe(3);
+    const at = (read: number) => g.curve.find((c) => c.read === read)!.detected;
+    expect(at(0.1)).toBe(0.25);
+    expect(at(0.5)).toBe(0.75);
+    expect(at(1)).toBe(0.75);
+    // Shares read at the alert: 0.1, 0.5, 0.5 -> median 0.5; indices 0, 4, 49 -> median 4.
+    expect(g.median_first_alert_share).toBe(0.5);
+    expect(g.median_first_alert_index).toBe(4);
+  });
+});

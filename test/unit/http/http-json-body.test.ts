@@ -1,0 +1,51 @@
+// The JSON body parser bounds nesting before JSON.parse runs: bombs are refused in a linear scan,
+// while brackets inside strings (chat text is full of them) never count.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/http/json-body.ts';
+import { bearer, startTestApp, type TestApp } from '../../helpers/app.ts';
+
+const bytes = (s: string) => Buffer.from(s, 'utf8');
+
+describe('jsonDepthExceeds', () => {
+  it('counts arrays and objects, stops at the limit, and skips strings with escaped quotes', () => {
+    expect(jsonDepthExceeds(bytes('{"a":[[1]]}'), 3)).toBe(false);
+    expect(jsonDepthExceeds(bytes('{"a":[[[1]]]}'), 3)).toBe(true);
+    expect(jsonDepthExceeds(bytes('{"t":"[[[[[[ \\" {{{{ ]]"}'), 1)).toBe(false);
+    expect(jsonDepthExceeds(bytes('[] [] [] []'), 1)).toBe(false);
+    expect(jsonDepthExceeds(Buffer.alloc(1_000_000, '['), MAX_JSON_DEPTH)).toBe(true);
+  });
+});
+
+describe('the body parser on a route', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('refuses nesting deeper than any valid request with a 422 detail', async () => {
+    const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
+    const res = await t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': 'application/json' }, payload: deep });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toBe(`body: nested deeper than ${MAX_JSON_DEPTH} levels; no valid request does`);
+  });
+
+  it('scores a conversation whose text is full of brackets and quotes', async () => {
+    const conversation = 'user1: [[[{{{ "quoted" ]]]}}} \\\\ [\nuser2: ok';
+    const res = await t.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('still rejects malformed JSON and prototype poisoning as before', async () => {
+    const bad = await t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': 'application/json' }, payload: '{"conversation":' });
+    expect(bad.statusCode).toBe(422);
+    const proto = await t.app.inject({
+      method: 'POST',
+      url: '/predict',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      payload: '{"conversation":"user1: hi","__proto__":{"x":1}}',
+    });
+    expect(proto.statusCode).toBeGreaterThanOrEqual(400);
+    expect(proto.statusCode).toBeLessThan(500);
+  });
+});

@@ -1,0 +1,174 @@
+// Real sockets: HTTPS with TLS 1.2 minimum, the certificate from PEM files or self-signed, the plain
+// listener that redirects everything with 308, and the proxy redirect when TLS is terminated upstream.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpsLocation, resolveTls, selfSignedCertificate, startListeners, type Listeners, type ResolvedTls } from '../../../src/http/listeners.ts';
+import { buildMetricsServer } from '../../../src/ops/metrics.ts';
+import { bearer, chat, freePort, startTestApp, type TestApp } from '../../helpers/app.ts';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  fingerprint256?: string;
+  protocol?: string | null;
+}
+
+function call(url: string, options: RequestOptions & { body?: string } = {}): Promise<Answer> {
+  const { body, ...rest } = options;
+  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { rejectUnauthorized: false, agent: false, ...rest }, (res) => {
+      const socket = res.socket as TLSSocket;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          ...(typeof socket.getPeerCertificate === 'function'
+            ? { fingerprint256: socket.getPeerCertificate().fingerprint256, protocol: socket.getProtocol() }
+            : {}),
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+let tls: ResolvedTls;
+let t: TestApp;
+let listeners: Listeners;
+let redirectPort: number;
+
+beforeAll(async () => {
+  // PEM files on disk, as an operator would mount them.
+  const dir = mkdtempSync(join(tmpdir(), 'tls-'));
+  const pems = await selfSignedCertificate();
+  writeFileSync(join(dir, 'cert.pem'), pems.cert);
+  writeFileSync(join(dir, 'key.pem'), pems.key);
+  tls = await resolveTls({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'key.pem') });
+  redirectPort = await freePort();
+  t = await startTestApp({ tls, env: { HTTP_PORT: String(redirectPort), TLS_MODE: 'on' } });
+  listeners = await startListeners({ app: t.app, metricsServer: buildMetricsServer(t.metrics), config: t.config });
+});
+afterAll(async () => {
+  await listeners.close();
+  await t.scorer.close();
+});
+
+describe('HTTPS listener', () => {
+  it('serves the certificate from TLS_CERT_FILE/TLS_KEY_FILE and scores over TLS 1.2+', async () => {
+    const res = await call(`${listeners.appUrl}/predict`, {
+      method: 'POST',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify({ conversation: chat(6) }),
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).risk_level).toBeTypeOf('string');
+    expect(res.fingerprint256).toBe(tls.fingerprint256);
+    expect(['TLSv1.2', 'TLSv1.3']).toContain(res.protocol);
+    expect(res.headers['strict-transport-security']).toBeDefined();
+  });
+
+  it('accepts a client limited to TLS 1.2', async () => {
+    const res = await call(`${listeners.appUrl}/health`, { maxVersion: 'TLSv1.2' });
+    expect(res.protocol).toBe('TLSv1.2');
+  });
+
+  it('refuses a client that offers at most TLS 1.1', async () => {
+    // The client is allowed every old cipher, so the refusal can only come from the server's minimum.
+    await expect(
+      call(`${listeners.appUrl}/health`, { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT:@SECLEVEL=0' }),
+    ).rejects.toThrow(/protocol|version|alert|handshake/i);
+  });
+
+  it('refuses plain HTTP spoken to the TLS port', async () => {
+    await expect(call(listeners.appUrl.replace('https:', 'http:') + '/health')).rejects.toThrow();
+  });
+
+  it('generates a self-signed certificate with a SHA-256 fingerprint when no files are given', async () => {
+    const generated = await resolveTls({ TLS_CERT_FILE: undefined, TLS_KEY_FILE: undefined });
+    expect(generated.selfSigned).toBe(true);
+    expect(generated.fingerprint256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    expect(generated.fingerprint256).not.toBe(tls.fingerprint256);
+  });
+});
+
+describe('plain HTTP_PORT listener', () => {
+  it('redirects every request to HTTPS with 308, keeping host, path and query', async () => {
+    const appPort = new URL(listeners.appUrl).port;
+    expect(listeners.redirectPort).toBe(redirectPort);
+    for (const [method, path] of [
+      ['GET', '/health'],
+      ['POST', '/predict?x=1'],
+    ] as const) {
+      const res = await call(`http://127.0.0.1:${redirectPort}${path}`, { method });
+      expect(res.status).toBe(308);
+      expect(res.headers.location).toBe(`https://127.0.0.1:${appPort}${path}`);
+    }
+  });
+
+  it('sends clients to PUBLIC_HTTPS_PORT when set (the port compose publishes or the Service exposes)', async () => {
+    for (const [publicPort, expected] of [
+      ['443', 'https://127.0.0.1/health'],
+      ['9443', 'https://127.0.0.1:9443/health'],
+    ] as const) {
+      const port = await freePort();
+      const app = await startTestApp({ tls, scorer: t.scorer, env: { HTTP_PORT: String(port), TLS_MODE: 'on', PUBLIC_HTTPS_PORT: publicPort } });
+      const own = await startListeners({ app: app.app, metricsServer: undefined, config: app.config });
+      try {
+        const res = await call(`http://127.0.0.1:${port}/health`, { method: 'GET' });
+        expect(res.status).toBe(308);
+        expect(res.headers.location).toBe(expected);
+      } finally {
+        await own.close();
+        await app.close();
+      }
+    }
+  });
+
+  it('never builds a redirect target from a hostile Host header', () => {
+    expect(httpsLocation('evil.example/x', '/', 8443)).toBeUndefined();
+    expect(httpsLocation('a.example:8080', '//evil.example/', 8443)).toBe('https://a.example:8443/');
+    expect(httpsLocation('a.example', '/p', 443)).toBe('https://a.example/p');
+  });
+});
+
+describe('TLS_MODE=off behind a proxy', () => {
+  it('redirects with 308 when the trusted proxy says the request came over http, and serves it over https', async () => {
+    const behind = await startTestApp({ env: { TLS_MODE: 'off', TRUST_PROXY: '127.0.0.1' }, scorer: t.scorer });
+    try {
+      const viaHttp = await behind.app.inject({
+        method: 'GET',
+        url: '/health?a=b',
+        headers: { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'risk.example' },
+      });
+      expect(viaHttp.statusCode).toBe(308);
+      expect(viaHttp.headers.location).toBe('https://risk.example/health?a=b');
+      const viaHttps = await behind.app.inject({ method: 'GET', url: '/health', headers: { 'x-forwarded-proto': 'https' } });
+      expect(viaHttps.statusCode).toBe(200);
+      const direct = await behind.app.inject({ method: 'GET', url: '/health' });
+      expect(direct.statusCode).toBe(200);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('ignores X-Forwarded-Proto from an untrusted address', async () => {
+    const behind = await startTestApp({ env: { TLS_MODE: 'off', TRUST_PROXY: '10.1.1.1' }, scorer: t.scorer });
+    try {
+      const res = await behind.app.inject({ method: 'GET', url: '/health', headers: { 'x-forwarded-proto': 'http' } });
+      expect(res.statusCode).toBe(200);
+    } finally {
+      await behind.close();
+    }
+  });
+});

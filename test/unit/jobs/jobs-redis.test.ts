@@ -1,0 +1,203 @@
+// Several replicas sharing a real Redis server (REDIS_URL): one per-key rate limit, jobs readable and
+// run on any replica, a replica killed mid-job losing nothing, each webhook delivered once, and no
+// conversation text in Redis. Two service instances each time, scored by the real engine.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../helpers/wait.ts';
+import { bearer, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
+import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
+import { startRedis, type RedisServer } from '../../helpers/redis.ts';
+import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpers/webhook-receiver.ts';
+
+const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
+const MARKER = 'MARKER-4f7a2b-never-in-redis';
+
+let redis: RedisServer;
+let receiver: Receiver;
+const apps: TestApp[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  for (const t of apps.splice(0)) await t.close();
+  receiver.requests.length = 0;
+});
+afterAll(async () => {
+  await receiver.close();
+  await redis.stop();
+});
+
+const sharedEnv = (extra: Record<string, string> = {}) => ({
+  REDIS_URL: redis.url,
+  REDIS_ENCRYPTION_KEY_FILE: redis.keyFile,
+  REDIS_KEY_PREFIX: `t${Math.random().toString(36).slice(2, 10)}`,
+  WEBHOOK_SECRET: SECRET,
+  WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_RETRY_BASE_MS: '20',
+  ...extra,
+});
+
+/** Two replicas on the same Redis (same key prefix), each with its own scorer. */
+async function twoReplicas(env: Record<string, string>): Promise<[TestApp, TestApp]> {
+  const a = await startTestApp({ env });
+  const b = await startTestApp({ env });
+  apps.push(a, b);
+  return [a, b];
+}
+
+const messages = (n: number, seed = 0) =>
+  Array.from({ length: n }, (_, i) => ({
+    user: i % 2 === 0 ? 'user1' : 'user2',
+    text: i === 1 ? `${MARKER} private words ${seed}` : `line ${i} about school and games ${seed}`,
+  }));
+
+interface PolledJob {
+  status: string;
+  progress: { done: number; total: number };
+  results: Record<string, unknown>;
+}
+const pollJob = async (url: string): Promise<PolledJob> => (await (await fetch(url, { headers: bearer() })).json()) as PolledJob;
+
+
+describe('the per-key rate limit holds exactly across replicas', () => {
+  it('lets exactly RATE_LIMIT_MAX of 60 requests with one key through, spread over two replicas', async () => {
+    const [a, b] = await twoReplicas(sharedEnv({ RATE_LIMIT_MAX: '30', RATE_LIMIT_WINDOW_MS: '60000' }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const t = i % 2 === 0 ? a : b;
+      statuses.push((await t.app.inject({ method: 'GET', url: '/info', headers: bearer() })).statusCode);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    // Another key has its own budget on both.
+    expect((await a.app.inject({ method: 'GET', url: '/info', headers: bearer(OTHER_KEY) })).statusCode).toBe(200);
+  });
+});
+
+describe('v2 jobs through Redis and BullMQ', () => {
+  it('a job submitted to one replica is done and readable on the other, by its creating key only', async () => {
+    const [a, b] = await twoReplicas(sharedEnv());
+    const res = await a.app.inject({
+      method: 'POST',
+      url: '/v2/predict/batch',
+      headers: bearer(),
+      payload: { mode: 'batch', conversations: Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, messages: messages(8, i), explain: i === 0 })) },
+    });
+    expect(res.statusCode).toBe(202);
+    const url = res.json().poll_url as string;
+    const job = await until(async () => {
+      const j = (await b.app.inject({ method: 'GET', url, headers: bearer() })).json();
+      return j.status === 'done' ? j : undefined;
+    });
+    expect(Object.keys(job.results)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+    expect(job.progress).toEqual({ done: 6, total: 6 });
+    expect(job.results.c0.explanation.turn_scores).toHaveLength(8);
+    expect((await b.app.inject({ method: 'GET', url, headers: bearer(OTHER_KEY) })).statusCode).toBe(404);
+    // The queue's gauges read Redis, so both replicas report the shared queue.
+    const metrics = await b.metrics.registry.metrics();
+    expect(metrics).toMatch(/conversation_risk_job_queue_items\{state="waiting"\} 0/);
+    expect(metrics).toMatch(/conversation_risk_job_stalled_recoveries_total 0/);
+    expect(metrics).toMatch(/conversation_risk_jobs_queue_depth 0/);
+    expect((await a.app.inject({ method: 'GET', url: '/v2/predict/batch/00000000-0000-4000-8000-000000000000', headers: bearer() })).statusCode).toBe(404);
+  });
+
+  it('keeps the per-key job limit across replicas and replays an Idempotency-Key on the other one', async () => {
+    const [a, b] = await twoReplicas(sharedEnv({ JOB_MAX_QUEUED_PER_KEY: '1' }));
+    const body = { mode: 'batch', conversations: Array.from({ length: 30 }, (_, i) => ({ id: `c${i}`, messages: messages(40, i) })) };
+    const first = await a.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: { ...bearer(), 'idempotency-key': 'k-1' }, payload: body });
+    expect(first.statusCode).toBe(202);
+    const replay = await b.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: { ...bearer(), 'idempotency-key': 'k-1' }, payload: body });
+    expect(replay.statusCode).toBe(202);
+    expect(replay.json().job_id).toBe(first.json().job_id);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const second = await b.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { ...body, conversations: body.conversations.slice(0, 1) } });
+    expect(second.statusCode).toBe(429);
+    await until(async () => ((await a.app.inject({ method: 'GET', url: first.json().poll_url, headers: bearer() })).json().status === 'done' ? true : undefined));
+  });
+
+  it('delivers each webhook exactly once, signed, and puts no conversation text in Redis', async () => {
+    const monitor = await redis.monitor();
+    try {
+      const [a, b] = await twoReplicas(sharedEnv());
+      const submit = (t: TestApp, n: number) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v2/predict/batch',
+          headers: bearer(TEST_KEY),
+          payload: { mode: 'batch', webhook_url: receiver.url('/hook'), conversations: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, messages: messages(6, i) })) },
+        });
+      const ids = [(await submit(a, 4)).json().job_id, (await submit(b, 3)).json().job_id, (await submit(a, 5)).json().job_id];
+      await receiver.waitFor(3, 30_000);
+      // Time for a duplicate to arrive, were there one.
+      await new Promise((r) => setTimeout(r, 500));
+      const delivered = receiver.requests.map((r) => JSON.parse(r.body).data.job_id as string);
+      expect(delivered.sort()).toEqual([...ids].sort());
+      for (const r of receiver.requests) expect(verifyStandardWebhook(SECRET, r)).toBe(true);
+      const job = (await b.app.inject({ method: 'GET', url: `/v2/predict/batch/${ids[0]}`, headers: bearer() })).json();
+      expect(job.webhook).toMatchObject({ status: 'delivered', attempts: 1 });
+    } finally {
+      await monitor.stop();
+    }
+    const seen = monitor.lines.join('\n');
+    // The monitor saw the queued items (sealed) and the stored scores, so it was watching the right server.
+    expect(seen).toMatch(/sealed/);
+    expect(seen).toMatch(/harmfulness_score/);
+    expect(seen).not.toContain(MARKER);
+    expect(seen).not.toContain('private words');
+  });
+
+  it('answers 503 with Retry-After for jobs, and /readyz not ready, while Redis is unreachable; v1 scoring still works', async () => {
+    const [a] = await twoReplicas(sharedEnv({ REDIS_URL: 'redis://127.0.0.1:1', SHUTDOWN_GRACE_MS: '1000' }));
+    const res = await a.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'c', messages: messages(2) }] } });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.json().detail).toMatch(/job store/);
+    expect((await a.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    const live = await a.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation: 'user1: hi\nuser2: hello' } });
+    expect(live.statusCode).toBe(200);
+  });
+});
+
+describe('a replica killed mid-job loses nothing', () => {
+  const procs: ServerProcess[] = [];
+  afterAll(() => {
+    for (const p of procs) p.child.kill('SIGKILL');
+  });
+
+  it('finishes the job on the other replica with every result after kill -9 of the one running it', async () => {
+    const env = {
+      ...sharedEnv({ JOB_LOCK_MS: '1000', API_KEYS: TEST_KEY, RATE_LIMIT_MAX: '10000' }),
+      MODEL_DIR: 'test/fixtures/contract-model',
+      LOG_LEVEL: 'info',
+    };
+    const a = await startServerProcess(env);
+    procs.push(a);
+    // Long conversations, so items are still running on A when it dies.
+    const long = Array.from({ length: 3000 }, (_, i) => ({ user: i % 2 === 0 ? 'user1' : 'user2', text: `message ${i} about homework and games and music` }));
+    const res = await fetch(`${a.url}/v2/predict/batch`, {
+      method: 'POST',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'batch', webhook_url: receiver.url('/killed'), conversations: Array.from({ length: 24 }, (_, i) => ({ id: `c${i}`, messages: long })) }),
+    });
+    expect(res.status).toBe(202);
+    const pollUrl = ((await res.json()) as { poll_url: string }).poll_url;
+    await until(async () => ((await pollJob(`${a.url}${pollUrl}`)).progress.done >= 2 ? true : undefined), 60_000);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const b = await startServerProcess(env);
+    procs.push(b);
+    const job = await until(async () => {
+      const j = await pollJob(`${b.url}${pollUrl}`);
+      return j.status === 'done' || j.status === 'failed' ? j : undefined;
+    }, 120_000);
+    expect(job.status).toBe('done');
+    expect(job.progress).toEqual({ done: 24, total: 24 });
+    expect(Object.keys(job.results)).toHaveLength(24);
+    await receiver.waitFor(1, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests.filter((r) => r.path === '/killed')).toHaveLength(1);
+    expect(b.stdout()).not.toContain(MARKER);
+  }, 240_000);
+});

@@ -1,0 +1,187 @@
+// The job runner on the real engine (contract fixture model): bounded concurrency, overload handled by
+// waiting, fairness between keys, gauges, and shutdown at a deadline.
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../helpers/wait.ts';
+import { testConfig, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
+import { createJobs, type JobItem, type Jobs, type JobView } from '../../../src/jobs/jobs.ts';
+import { createScorer, type EngineScorer } from '../../../src/scoring/scorer.ts';
+import { startReceiver, verifyStandardWebhook } from '../../helpers/webhook-receiver.ts';
+
+const silent = { info: () => {}, warn: () => {} };
+
+function items(n: number, turns = 20, prefix = 'c'): JobItem[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${prefix}${i}`,
+    request: {
+      conversation: Array.from({ length: turns }, (_, k) => `user${(k % 2) + 1}: line ${k} of chat ${i} about homework and games`).join('\n'),
+    },
+  }));
+}
+
+
+async function settle(jobs: Jobs, key: string, id: string, timeoutMs = 30_000): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await jobs.get(key, id);
+    if (job === undefined) throw new Error('job vanished');
+    if (job.status === 'done' || job.status === 'failed') return job;
+    if (Date.now() > deadline) throw new Error(`job still ${job.status}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function accepted(pending: ReturnType<Jobs['submit']>): Promise<JobView> {
+  const result = await pending;
+  if (!result.ok) throw new Error(`rejected: ${result.reason}`);
+  return result.job;
+}
+
+let scorer: EngineScorer;
+beforeAll(async () => {
+  // A queue of 2: the runner must meet "overloaded" as soon as live traffic is added.
+  scorer = await createScorer({ modelDir: FIXTURE_MODEL_DIR, workers: 1, intraOpThreads: 1, maxQueue: 2, timeoutMs: 20_000 });
+});
+afterAll(async () => scorer.close());
+
+const make = (env: Record<string, string> = {}, concurrency = 2) => {
+  const registry = new Registry();
+  const jobs = createJobs({ config: testConfig(env), scorer, registry, logger: silent, concurrency });
+  return { jobs, registry };
+};
+
+describe('the runner feeds the scorer at a bounded concurrency', () => {
+  it('never has more than `concurrency` conversations at the scorer at once', async () => {
+    const { jobs } = make({}, 1);
+    const job = await accepted(jobs.submit({ keyId: 'k', items: items(30) }));
+    let peak = 0;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, scorer.inFlight + scorer.queueSize);
+    }, 1);
+    const done = await settle(jobs, 'k', job.job_id);
+    clearInterval(sampler);
+    expect(done.status).toBe('done');
+    expect(peak).toBe(1);
+    await jobs.drain(1000);
+  });
+
+  it('waits and retries when live traffic fills the scorer queue: the job still completes', async () => {
+    const { jobs } = make({}, 3);
+    const job = await accepted(jobs.submit({ keyId: 'k', items: items(40) }));
+    // Live traffic competing for the 2-slot queue; some of it is refused 'overloaded' too.
+    const live = await Promise.allSettled(
+      Array.from({ length: 30 }, () => scorer.score([{ conversation: items(1, 40)[0]!.request.conversation }])),
+    );
+    expect(live.some((r) => r.status === 'rejected')).toBe(true);
+    const done = await settle(jobs, 'k', job.job_id);
+    expect(done.status).toBe('done');
+    expect(Object.keys(done.results ?? {})).toHaveLength(40);
+    await jobs.drain(1000);
+  });
+
+  it('serves keys round-robin: a small job of one key is not stuck behind a big job of another', async () => {
+    const { jobs } = make({}, 1);
+    const big = await accepted(jobs.submit({ keyId: 'a', items: items(100) }));
+    const small = await accepted(jobs.submit({ keyId: 'b', items: items(2) }));
+    const smallDone = await settle(jobs, 'b', small.job_id);
+    expect(smallDone.status).toBe('done');
+    const bigNow = (await jobs.get('a', big.job_id))!;
+    expect(bigNow.status).toBe('running');
+    expect(bigNow.progress.done).toBeLessThan(20);
+    await settle(jobs, 'a', big.job_id);
+    await jobs.drain(1000);
+  });
+
+  it('reports unfinished jobs and pending conversations as gauges', async () => {
+    const { jobs, registry } = make({}, 1);
+    await accepted(jobs.submit({ keyId: 'k', items: items(50) }));
+    const during = await registry.metrics();
+    expect(during).toMatch(/conversation_risk_jobs_queue_depth 1/);
+    const pending = Number(/conversation_risk_job_items_pending (\d+)/.exec(during)?.[1]);
+    expect(pending).toBeGreaterThan(40);
+    await jobs.drain(30_000);
+    const after = await registry.metrics();
+    expect(after).toMatch(/conversation_risk_jobs_queue_depth 0/);
+    expect(after).toMatch(/conversation_risk_job_items_pending 0/);
+    expect(after).toMatch(/conversation_risk_jobs_total\{status="queued"\} 1/);
+    expect(after).toMatch(/conversation_risk_jobs_total\{status="done"\} 1/);
+  });
+});
+
+describe('retention', () => {
+  it('past maxRetainedResults the oldest finished job is forgotten first, so memory stays bounded', async () => {
+    const jobs = createJobs({ config: testConfig(), scorer, registry: new Registry(), logger: silent, maxRetainedResults: 5 });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const job = await accepted(jobs.submit({ keyId: 'k', items: items(2, 4) }));
+      await settle(jobs, 'k', job.job_id);
+      ids.push(job.job_id);
+    }
+    expect(await jobs.get('k', ids[0]!)).toBeUndefined();
+    expect((await jobs.get('k', ids[1]!))?.status).toBe('done');
+    expect((await jobs.get('k', ids[2]!))?.status).toBe('done');
+    await jobs.drain(1000);
+  });
+});
+
+describe('admission', () => {
+  it('refuses jobs while the model is not loaded', async () => {
+    const down = await createScorer({ modelDir: '/nonexistent', workers: 1, intraOpThreads: 1, maxQueue: 2, timeoutMs: 1000 });
+    const jobs = createJobs({ config: testConfig(), scorer: down, registry: new Registry(), logger: silent });
+    const result = await jobs.submit({ keyId: 'k', items: items(1) });
+    expect(result).toMatchObject({ ok: false, reason: 'model_unavailable' });
+    await down.close();
+  });
+});
+
+describe('drain (shutdown)', () => {
+  it('refuses new jobs from the moment it starts, and lets an accepted job finish', async () => {
+    const { jobs } = make();
+    const job = await accepted(jobs.submit({ keyId: 'k', items: items(20) }));
+    const draining = jobs.drain(30_000);
+    expect(await jobs.submit({ keyId: 'k', items: items(1) })).toMatchObject({ ok: false, reason: 'shutting_down' });
+    await draining;
+    expect(await jobs.get('k', job.job_id)).toMatchObject({ status: 'done', progress: { done: 20, total: 20 } });
+  });
+
+  it('at the deadline, unfinished jobs end failed with a detail saying to resubmit, and free their budget', async () => {
+    const { jobs, registry } = make({ JOB_MAX_ITEMS: '5000' }, 1);
+    const big = await accepted(jobs.submit({ keyId: 'k', items: items(2000) }));
+    const queued = await accepted(jobs.submit({ keyId: 'k', items: items(5) }));
+    await jobs.drain(50);
+    const a = (await jobs.get('k', big.job_id))!;
+    expect(a.status).toBe('failed');
+    expect(a.error).toMatch(/shut down.*resubmit/);
+    expect(a.progress.done).toBeLessThan(2000);
+    expect((await jobs.get('k', queued.job_id))!.status).toBe('failed');
+    const metrics = await registry.metrics();
+    expect(metrics).toMatch(/conversation_risk_job_items_pending 0/);
+    expect(metrics).toMatch(/conversation_risk_jobs_total\{status="failed"\} 2/);
+  });
+
+  it('reports a job cut off by shutdown: batch.failed with the results scored so far reaches the receiver in time', async () => {
+    const receiver = await startReceiver();
+    const secret = 'whsec_' + Buffer.alloc(32, 8).toString('base64');
+    try {
+      const { jobs } = make({ JOB_MAX_ITEMS: '5000', WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }, 1);
+      // 2,000 chats of 200 turns: far more than the drain leaves time to score.
+      const job = await accepted(jobs.submit({ keyId: 'k', items: items(2000, 200), webhookUrl: receiver.url('/cut') }));
+      await until(async () => ((await jobs.get('k', job.job_id))!.progress.done >= 3 ? true : undefined));
+      const started = Date.now();
+      await jobs.drain(2000);
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(receiver.requests).toHaveLength(1);
+      const hook = receiver.requests[0]!;
+      expect(verifyStandardWebhook(secret, hook)).toBe(true);
+      const payload = JSON.parse(hook.body);
+      expect(payload.type).toBe('batch.failed');
+      expect(payload.data.error).toMatch(/shut down.*resubmit/);
+      const scored = Object.keys(payload.data.results).length;
+      expect(scored).toBeGreaterThanOrEqual(3);
+      expect(scored).toBe(payload.data.progress.done);
+      expect(scored).toBeLessThan(2000);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

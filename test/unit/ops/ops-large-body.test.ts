@@ -1,0 +1,74 @@
+// One large authenticated body must not stall the service: /predict refuses anything larger than a
+// valid request can be (413, before the body is read in full), and a 33 MB body of `[` sent where the
+// server-wide limit allows it is refused (422) after a linear nesting check, never by JSON.parse
+// building millions of arrays. /health is timed meanwhile; the server's peak memory is read from /proc.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PREDICT_BODY_BYTES } from '../../../src/http/schemas.ts';
+import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
+import { TEST_KEY } from '../../helpers/app.ts';
+
+const BOMB_BYTES = 33_000_000;
+let server: ServerProcess;
+
+beforeAll(async () => {
+  server = await startServerProcess({ API_KEYS: TEST_KEY, MODEL_DIR: 'test/fixtures/contract-model', RATE_LIMIT_MAX: '1000' });
+});
+afterAll(async () => {
+  server.child.kill('SIGKILL');
+  await server.exited;
+});
+
+const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1]) / 1024;
+
+/** POSTs a file with curl, so the upload runs outside this process's event loop (which times /health). */
+function curlPost(url: string, file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${TEST_KEY}`, '-H', 'Content-Type: application/json', '--data-binary', `@${file}`, url]);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', () => resolve(Number(out)));
+  });
+}
+
+/** Sends `copies` of the file at once while /health is polled back to back; returns their statuses and the slowest /health. */
+async function underLoad(path: string, file: string, copies: number): Promise<{ statuses: number[]; slowestHealthMs: number }> {
+  let done = false;
+  let slowest = 0;
+  const poll = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      await fetch(`${server.url}/health`);
+      slowest = Math.max(slowest, performance.now() - t0);
+    }
+  })();
+  const statuses = await Promise.all(Array.from({ length: copies }, () => curlPost(`${server.url}${path}`, file)));
+  done = true;
+  await poll;
+  return { statuses, slowestHealthMs: slowest };
+}
+
+describe('large authenticated bodies', () => {
+  it('/predict refuses a body larger than any valid request with 413 naming its own limit', async () => {
+    const res = await fetch(`${server.url}/predict`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: Buffer.alloc(MAX_PREDICT_BODY_BYTES + 1, 0x20),
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { detail: string }).detail).toBe(`Request body exceeds the limit of ${MAX_PREDICT_BODY_BYTES} bytes`);
+  });
+
+  it('four 33 MB bodies of `[` at once: each a 422, /health never slower than 250 ms, peak RSS under 700 MB', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bomb-')), 'bomb.json');
+    writeFileSync(file, Buffer.alloc(BOMB_BYTES, '['));
+    const { statuses, slowestHealthMs } = await underLoad('/batch_predict', file, 4);
+    expect(statuses).toEqual([422, 422, 422, 422]);
+    expect(slowestHealthMs).toBeLessThan(250);
+    expect(peakRssMb()).toBeLessThan(700);
+  }, 120_000);
+});

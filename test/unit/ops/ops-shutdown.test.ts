@@ -1,0 +1,59 @@
+// SIGTERM on the real process: stop accepting, let the in-flight request finish, exit 0.
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { bearer, chat, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
+import { startServerProcess } from '../../helpers/process.ts';
+
+describe('graceful shutdown', () => {
+  it('finishes an in-flight request after SIGTERM, refuses new connections, and exits 0', async () => {
+    const server = await startServerProcess({
+      API_KEYS: 'shutdown-test-key',
+      MODEL_DIR: FIXTURE_MODEL_DIR,
+      SHUTDOWN_GRACE_MS: '20000',
+    });
+    const { child, url, exited } = server;
+    const stdout = () => server.stdout();
+
+    // The request is provably in flight at SIGTERM: half its body is sent before the signal and the
+    // rest after it, so a server that dropped in-flight work could not pass by finishing early.
+    const started = Date.now();
+    const body = Buffer.from(JSON.stringify({ conversation: chat(9000).slice(0, 500_000) }));
+    const req = request(`${url}/predict`, {
+      method: 'POST',
+      headers: { ...bearer('shutdown-test-key'), 'content-type': 'application/json', 'content-length': body.length },
+    });
+    const slow = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      req.once('error', reject);
+      req.once('response', (r) => {
+        let text = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => (text += c));
+        r.once('end', () => resolve({ status: r.statusCode ?? 0, text }));
+      });
+    });
+    const half = Math.floor(body.length / 2);
+    await new Promise<void>((resolve) => req.write(body.subarray(0, half), () => resolve()));
+    await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGTERM');
+    await waitFor(() => stdout().includes('shutting down'), 10_000);
+    req.end(body.subarray(half));
+
+    const res = await slow;
+    expect(res.status).toBe(200);
+    expect((JSON.parse(res.text) as { num_segments: number }).num_segments).toBeGreaterThan(1);
+    expect(await exited).toBe(0);
+    // The request really was in flight when the signal came (it finished after shutdown began).
+    expect(stdout().indexOf('shutting down')).toBeLessThan(stdout().lastIndexOf('"route":"/predict"'));
+    expect(stdout()).toContain('shutdown complete');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

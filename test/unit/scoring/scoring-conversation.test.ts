@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { countLines, parseTurns } from '../../../src/scoring/conversation.ts';
+
+/** The turns without their line numbers, which the last block checks on their own. */
+const speakerTexts = (text: string) => parseTurns(text).map(({ speaker, text: body }) => ({ speaker, text: body }));
+
+describe('parseTurns: speaker lines are "name: text"', () => {
+  it('reads user1: and user2: prefixes in any case as those speakers', () => {
+    expect(speakerTexts('USER2: hi\nUser1: hello')).toEqual([
+      { speaker: 'user2', text: 'hi' },
+      { speaker: 'user1', text: 'hello' },
+    ]);
+  });
+
+  it('maps other names by first appearance: the first to user1, the second to user2', () => {
+    expect(speakerTexts('Bob: hi\nAlice: hey\nBob: how are you')).toEqual([
+      { speaker: 'user1', text: 'hi' },
+      { speaker: 'user2', text: 'hey' },
+      { speaker: 'user1', text: 'how are you' },
+    ]);
+  });
+
+  it('matches other names case-insensitively', () => {
+    expect(speakerTexts('Bob: a\nalice: b\nBOB: c').map((t) => t.speaker)).toEqual(['user1', 'user2', 'user1']);
+  });
+
+  it('gives a new name the user slot that an explicit user1/user2 prefix has not taken', () => {
+    expect(speakerTexts('user1: hi\nmallory: hey').map((t) => t.speaker)).toEqual(['user1', 'user2']);
+    expect(speakerTexts('user2: hi\nmallory: hey').map((t) => t.speaker)).toEqual(['user2', 'user1']);
+  });
+
+  it('keeps a third distinct name as plain text of the previous turn', () => {
+    expect(speakerTexts('a: one\nb: two\ncarol: three')).toEqual([
+      { speaker: 'user1', text: 'one' },
+      { speaker: 'user2', text: 'two\ncarol: three' },
+    ]);
+  });
+
+  it('continues the previous turn with a line that has no prefix', () => {
+    expect(speakerTexts('user1: first line\nsecond line\r\nuser2: reply')).toEqual([
+      { speaker: 'user1', text: 'first line\nsecond line' },
+      { speaker: 'user2', text: 'reply' },
+    ]);
+  });
+
+  it('gives text before the first prefix to user1', () => {
+    expect(speakerTexts('just some text\nuser2: answer')).toEqual([
+      { speaker: 'user1', text: 'just some text' },
+      { speaker: 'user2', text: 'answer' },
+    ]);
+  });
+
+  it('reads flat text (no speaker prefix anywhere) as turns of an unknown speaker, one per line', () => {
+    expect(speakerTexts('no prefixes at all')).toEqual([{ speaker: 'unknown', text: 'no prefixes at all' }]);
+    expect(speakerTexts('hey whats up\n\n  not much u  \r\nsame')).toEqual([
+      { speaker: 'unknown', text: 'hey whats up' },
+      { speaker: 'unknown', text: 'not much u' },
+      { speaker: 'unknown', text: 'same' },
+    ]);
+    // A colon that is no prefix (a time, a URL) keeps text flat.
+    expect(speakerTexts('meet at 12:30 ok http://x.example').map((t) => t.speaker)).toEqual(['unknown']);
+  });
+
+  it('drops turns whose text is empty', () => {
+    expect(speakerTexts('user1:\nuser2:   \n\nuser1: ok\n')).toEqual([{ speaker: 'user1', text: 'ok' }]);
+    expect(speakerTexts('   \n\n')).toEqual([]);
+  });
+
+  it('does not read a URL or a time as a speaker prefix', () => {
+    expect(speakerTexts('user1: hi\nhttp://example.com/x\n12:30 works?\nsee https://a.b')).toEqual([
+      { speaker: 'user1', text: 'hi\nhttp://example.com/x\n12:30 works?\nsee https://a.b' },
+    ]);
+  });
+
+  it('accepts names with spaces, dots and dashes up to 32 characters, and no longer', () => {
+    expect(speakerTexts('Mary-Jane O. Smith: hi\nuser2: yo').map((t) => t.speaker)).toEqual(['user1', 'user2']);
+    const long = 'x'.repeat(33);
+    expect(speakerTexts(`user2: a\n${long}: b`)).toEqual([{ speaker: 'user2', text: `a\n${long}: b` }]);
+  });
+
+  it('accepts a name whose colon ends the line', () => {
+    expect(speakerTexts('alice:\nhello\nbob: hi')).toEqual([
+      { speaker: 'user1', text: 'hello' },
+      { speaker: 'user2', text: 'hi' },
+    ]);
+  });
+
+  it('keeps a colon inside the text of a turn', () => {
+    expect(speakerTexts('user1: note: bring snacks')).toEqual([{ speaker: 'user1', text: 'note: bring snacks' }]);
+  });
+
+  it('parses a 500,000-character conversation', () => {
+    const text = Array.from({ length: 10_000 }, (_, i) => `user${(i % 2) + 1}: message number ${i} with a link http://x.y/z`).join('\n').padEnd(500_000, 'a');
+    const turns = parseTurns(text.slice(0, 500_000));
+    expect(turns.length).toBeGreaterThan(9_000);
+  });
+});
+
+describe('parseTurns: each turn carries the 0-based line where it starts', () => {
+  it('counts every line, continuation and blank lines included, across \\n, \\r\\n and \\r', () => {
+    expect(parseTurns('user1: hi\nthere\r\n\ruser2: hello\ruser1: x').map((t) => t.line)).toEqual([0, 3, 4]);
+  });
+  it('keeps the line of a dropped empty turn out: the next turn has its own line', () => {
+    expect(parseTurns('user1:\nuser2: b').map((t) => [t.speaker, t.line])).toEqual([['user2', 1]]);
+  });
+  it('gives each line of flat text its own line number, skipping blank lines', () => {
+    expect(parseTurns('a\n\nb').map((t) => [t.speaker, t.line])).toEqual([
+      ['unknown', 0],
+      ['unknown', 2],
+    ]);
+  });
+  it('countLines splits as parseTurns does', () => {
+    expect([countLines(''), countLines('a'), countLines('a\nb'), countLines('a\r\nb\rc\n')]).toEqual([1, 1, 2, 4]);
+  });
+});

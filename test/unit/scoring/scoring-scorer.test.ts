@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScorer, splitByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
+import { ScoringError, type Prediction, type ScoreObservation, type ScoreRequest } from '../../../src/scoring/types.ts';
+
+const FIXTURE = join(import.meta.dirname, '../../fixtures/contract-model');
+const base = { workers: 2, intraOpThreads: 1, maxQueue: 16, timeoutMs: 20_000 };
+
+function chat(turns: number, seed = 0): string {
+  return Array.from({ length: turns }, (_, i) => `user${(i % 2) + 1}: message ${i + seed} about school games music and my friend`).join('\n');
+}
+
+/** About `chars` characters of chat. */
+function longChat(chars: number): string {
+  const line = 'user1: hello there, do you like music games and movies? tell me about your school day\n';
+  return line.repeat(Math.ceil(chars / line.length)).slice(0, chars);
+}
+
+async function rejection(p: Promise<unknown>): Promise<ScoringError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ScoringError) return err;
+    throw err;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('a scorer without a usable model stays up and answers model_unavailable', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'scorer-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a missing model directory leaves ready=false and score rejects model_unavailable', async () => {
+    const scorer = await createScorer({ ...base, modelDir: join(dir, 'absent') });
+    expect(scorer.ready).toBe(false);
+    expect(scorer.manifest).toBeUndefined();
+    expect(scorer.loadError).toMatch(/manifest\.json/);
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+    await scorer.close();
+  });
+
+  it('a file that does not match its manifest hash leaves ready=false', async () => {
+    const d = join(dir, 'tampered');
+    cpSync(FIXTURE, d, { recursive: true });
+    const model = readFileSync(join(d, 'model.onnx'));
+    model.writeUInt8(model.readUInt8(model.length - 1) ^ 1, model.length - 1);
+    writeFileSync(join(d, 'model.onnx'), model);
+    const scorer = await createScorer({ ...base, modelDir: d });
+    expect(scorer.ready).toBe(false);
+    expect(scorer.loadError).toMatch(/SHA-256 mismatch for model\.onnx/);
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+    await scorer.close();
+  });
+
+  it('MODEL_SHA256 refuses a swapped package whose own manifest is consistent, and accepts the pinned one', async () => {
+    // Another package, self-consistent (its manifest hashes its files), in place of the pinned one.
+    const d = join(dir, 'swapped');
+    cpSync(FIXTURE, d, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8'));
+    manifest.version = '9.9.9-swapped';
+    writeFileSync(join(d, 'manifest.json'), JSON.stringify(manifest));
+    const pinned = createHash('sha256').update(readFileSync(join(FIXTURE, 'manifest.json'))).digest('hex');
+    const swapped = await createScorer({ ...base, modelDir: d, workers: 1, manifestSha256: pinned });
+    expect(swapped.ready).toBe(false);
+    expect(swapped.loadError).toMatch(/MODEL_SHA256 pins/);
+    await swapped.close();
+    const genuine = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, manifestSha256: pinned.toUpperCase() });
+    expect(genuine.ready).toBe(true);
+    await genuine.close();
+  });
+
+  it('a model.onnx that onnxruntime cannot load (hash correct) leaves ready=false', async () => {
+    const d = join(dir, 'garbage');
+    cpSync(FIXTURE, d, { recursive: true });
+    const garbage = Buffer.from('this is not an onnx graph');
+    writeFileSync(join(d, 'model.onnx'), garbage);
+    const manifest = JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8'));
+    manifest.files['model.onnx'] = { sha256: createHash('sha256').update(garbage).digest('hex'), bytes: garbage.length };
+    writeFileSync(join(d, 'manifest.json'), JSON.stringify(manifest));
+    const scorer = await createScorer({ ...base, modelDir: d, workers: 1 });
+    expect(scorer.ready).toBe(false);
+    expect(scorer.loadError).toBeTruthy();
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+    await scorer.close();
+  });
+});
+
+describe('a scorer whose workers do not load the model in time is not ready', () => {
+  it('reports the load timeout and rejects model_unavailable', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, loadTimeoutMs: 1 });
+    expect(scorer.ready).toBe(false);
+    expect(scorer.loadError).toMatch(/did not load the model within 1 ms/);
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+    await scorer.close();
+  });
+});
+
+describe('scoring with the contract model through the worker pool', () => {
+  let scorer: EngineScorer;
+  const observations: ScoreObservation[] = [];
+  beforeAll(async () => {
+    scorer = await createScorer({ ...base, modelDir: FIXTURE, onObservation: (o) => observations.push(o) });
+    expect(scorer.loadError).toBeUndefined();
+  });
+  afterAll(async () => {
+    await scorer.close();
+  });
+
+  it('turns off onnxruntime telemetry in the process environment the native library reads', () => {
+    expect(process.env.ORT_DISABLE_TELEMETRY).toBe('1');
+  });
+
+  it('is ready and exposes the manifest', () => {
+    expect(scorer.ready).toBe(true);
+    expect(scorer.manifest?.name).toBe('contract-fixture');
+  });
+
+  it('returns a complete prediction whose fields obey the rules', async () => {
+    const [p] = await scorer.score([{ conversation: chat(40), age_a: '13', age_b: 'adult' }]);
+    expect(p).toBeDefined();
+    const u = p!.user_probabilities;
+    expect(u.user1 + u.user2 + u.neither).toBeCloseTo(1, 9);
+    expect(p!.harmful_score).toBeGreaterThanOrEqual(0);
+    expect(p!.harmful_score).toBeLessThanOrEqual(1);
+    expect(p!.is_harmful).toBe(p!.harmful_score > 0.5);
+    expect(p!.confidence).toBeGreaterThanOrEqual(0);
+    expect(p!.confidence).toBeLessThanOrEqual(1);
+    expect(p!.num_segments).toBe(1);
+    expect(p!.used_age_features).toBe(true);
+    expect(p!.conversation_preview).toBe(Array.from(chat(40)).slice(0, 500).join(''));
+  });
+
+  it('names nobody for flat text and splits its harm evenly between the sides', async () => {
+    const flat = chat(12).replace(/^user[12]: /gm, '');
+    const [p] = await scorer.score([{ conversation: flat }]);
+    expect(p!.predatory_user).toBe('neither');
+    expect(p!.user_probabilities.user1).toBeCloseTo(p!.harmful_score / 2, 9);
+    expect(p!.user_probabilities.user2).toBeCloseTo(p!.harmful_score / 2, 9);
+    expect(p!.user_probabilities.neither).toBeCloseTo(1 - p!.harmful_score, 9);
+  });
+
+  it('gives the same prediction for a conversation alone and inside a batch (padding does not matter)', async () => {
+    const target: ScoreRequest = { conversation: chat(3), age_b: '15' };
+    const [alone] = await scorer.score([target]);
+    const batch = await scorer.score([{ conversation: chat(200) }, target, { conversation: longChat(20_000) }]);
+    expect(batch[1]!.harmful_score).toBeCloseTo(alone!.harmful_score, 4);
+    expect(batch[1]!.user_probabilities.user1).toBeCloseTo(alone!.user_probabilities.user1, 4);
+  });
+
+  it('returns batch predictions in input order', async () => {
+    const requests: ScoreRequest[] = Array.from({ length: 30 }, (_, i) => ({ conversation: i % 7 === 0 ? longChat(5_000 + i) : chat(1 + i, i) }));
+    const singles: Prediction[][] = [];
+    for (const r of requests) singles.push(await scorer.score([r]));
+    const batch = await scorer.score(requests);
+    expect(batch).toHaveLength(30);
+    batch.forEach((p, i) => {
+      expect(p.conversation_preview).toBe(Array.from(requests[i]!.conversation).slice(0, 500).join(''));
+      expect(p.harmful_score).toBeCloseTo(singles[i]![0]!.harmful_score, 4);
+    });
+  });
+
+  it('reports segments per conversation to the observer', async () => {
+    observations.length = 0;
+    await scorer.score([{ conversation: chat(2) }, { conversation: chat(200) }]);
+    expect(observations).toHaveLength(1);
+    expect(observations[0]!.segments).toEqual([1, 4]);
+    expect(observations[0]!.inferenceSeconds).toBeGreaterThan(0);
+  });
+
+  it('scores 16 concurrent requests', async () => {
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => scorer.score([{ conversation: chat(40, i) }])));
+    expect(results.every((r) => r.length === 1 && r[0]!.num_segments === 1)).toBe(true);
+  });
+
+  it('scores a 500,000-character conversation in several segments while the event loop stays responsive', async () => {
+    const text = longChat(500_000);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const [p] = await scorer.score([{ conversation: text }]);
+    delay.disable();
+    expect(p!.num_segments).toBeGreaterThan(1);
+    expect(Array.from(p!.conversation_preview)).toHaveLength(500);
+    // Generous bound: tokenizing and running ONNX on the main thread would block it for far longer.
+    expect(delay.max / 1e6).toBeLessThan(200);
+  });
+});
+
+describe('queue bound and deadlines', () => {
+  let scorer: EngineScorer;
+  beforeAll(async () => {
+    scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, tasksPerWorker: 1, maxQueue: 1, timeoutMs: 20_000 });
+  });
+  afterAll(async () => {
+    await scorer.close();
+  });
+
+  it('rejects overloaded at once when the queue is full, and serves the accepted work', async () => {
+    const busy = scorer.score([{ conversation: longChat(300_000) }]);
+    const queued = scorer.score([{ conversation: chat(4) }]);
+    const started = performance.now();
+    const err = await rejection(scorer.score([{ conversation: chat(4) }]));
+    expect(err.kind).toBe('overloaded');
+    expect(performance.now() - started).toBeLessThan(100);
+    expect((await busy)[0]!.num_segments).toBeGreaterThan(1);
+    expect(await queued).toHaveLength(1);
+  });
+
+  it('withdraws queued work when its request is cancelled, without disturbing the running one', async () => {
+    const busy = scorer.score([{ conversation: longChat(300_000) }]);
+    const controller = new AbortController();
+    const queued = scorer.score([{ conversation: chat(4) }], { signal: controller.signal });
+    expect(scorer.queueSize).toBe(1);
+    expect(scorer.inFlight).toBe(1);
+    controller.abort();
+    expect((await rejection(queued)).kind).toBe('timeout');
+    expect(scorer.queueSize).toBe(0);
+    expect((await busy)[0]!.num_segments).toBeGreaterThan(1);
+  });
+});
+
+describe('closing the scorer', () => {
+  it('answers model_unavailable for work still in flight and for later calls', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1 });
+    const pending = rejection(scorer.score([{ conversation: longChat(500_000) }]));
+    await scorer.close();
+    expect((await pending).kind).toBe('model_unavailable');
+    expect(scorer.ready).toBe(false);
+    expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+  });
+});
+
+describe('per-request timeout', () => {
+  it('rejects timeout when scoring outlasts the deadline, and the scorer keeps serving', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1 });
+    const slow = [{ conversation: longChat(500_000) }, { conversation: longChat(500_000) }];
+    const err = await rejection(scorer.score(slow, { timeoutMs: 20 }));
+    expect(err.kind).toBe('timeout');
+    expect(await scorer.score([{ conversation: chat(4) }])).toHaveLength(1);
+    await scorer.close();
+  });
+});
+
+describe('splitByCharacters balances a batch across workers', () => {
+  it('puts every index in exactly one group, each group in input order', () => {
+    const reqs = [10, 500, 20, 480, 30, 5].map((n) => ({ conversation: 'x'.repeat(n) }));
+    const groups = splitByCharacters(reqs, 2);
+    expect(groups.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const g of groups) expect(g).toEqual([...g].sort((a, b) => a - b));
+    const loads = groups.map((g) => g.reduce((s, i) => s + reqs[i]!.conversation.length, 0));
+    expect(Math.abs(loads[0]! - loads[1]!)).toBeLessThan(100);
+  });
+  it('uses one group for one request or one worker', () => {
+    expect(splitByCharacters([{ conversation: 'a' }], 4)).toEqual([[0]]);
+    expect(splitByCharacters([{ conversation: 'a' }, { conversation: 'b' }], 1)).toEqual([[0, 1]]);
+  });
+});
