@@ -144,18 +144,22 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
   const segmentShape = config.manifest.segment;
   const encoded: EncodedConversation[] = await Promise.all(task.requests.map((r) => encodeConversation(tokenizer, r, segmentShape)));
   const owners: number[] = [];
+  /** Each item's position among its conversation's segments: batches are sorted by shape, not order. */
+  const positions: number[] = [];
   const items: ModelItem[] = [];
   // An explained conversation also needs the score before its first token: one extra one-piece item,
   // owned by -1 - conversation so aggregation never sees it.
   const emptySegment = emptyConversationSegment(tokenizer);
   encoded.forEach((conv, conversation) => {
     const perTurn = conv.turns !== undefined;
-    for (const segment of conv.segments) {
+    conv.segments.forEach((segment, k) => {
       owners.push(conversation);
+      positions.push(k);
       items.push({ segment, ageFeatures: conv.ageFeatures, perTurn });
-    }
+    });
     if (perTurn) {
       owners.push(-1 - conversation);
+      positions.push(0);
       items.push({ segment: emptySegment, ageFeatures: conv.ageFeatures });
     }
   });
@@ -163,8 +167,10 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
     const order = items.map((_, i) => i).sort((a, b) => shapeKey((items[a] as ModelItem).segment) - shapeKey((items[b] as ModelItem).segment));
     const sortedItems = order.map((i) => items[i] as ModelItem);
     const sortedOwners = order.map((i) => owners[i] as number);
+    const sortedPositions = order.map((i) => positions[i] as number);
     items.splice(0, items.length, ...sortedItems);
     owners.splice(0, owners.length, ...sortedOwners);
+    positions.splice(0, positions.length, ...sortedPositions);
   }
   const started = performance.now();
   let segmentOutputs: SegmentOutput[];
@@ -176,12 +182,13 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
     throw err;
   }
   const inferenceSeconds = (performance.now() - started) / 1000;
-  const outputs: SegmentOutput[][] = encoded.map(() => []);
+  // Back in conversation order: the running score reads segments in sequence.
+  const outputs: SegmentOutput[][] = encoded.map((conv) => new Array<SegmentOutput>(conv.segments.length));
   const starts: number[] = encoded.map(() => 0);
   segmentOutputs.forEach((o, i) => {
     const owner = owners[i] as number;
     if (owner < 0) starts[-1 - owner] = o.p;
-    else (outputs[owner] as SegmentOutput[]).push(o);
+    else (outputs[owner] as SegmentOutput[])[positions[i] as number] = o;
   });
   const predictions = encoded.map((conv, i): WorkerPrediction => {
     const segs = outputs[i] as SegmentOutput[];

@@ -81,6 +81,18 @@ describe('the engine explains in one pass (contract fixture model in onnxruntime
     cuts.forEach((n, k) => expect(Math.abs(turns[n - 1]!.score - prefixes[k]!.harmful_score)).toBeLessThan(0.01));
   });
 
+  it('keeps segments in conversation order when several conversations share a task (batches are sorted by shape)', async () => {
+    const long = chat(150);
+    const [together] = await scorer.score([{ conversation: long, explain: true }, { conversation: chat(3) }, { conversation: chat(70), explain: true }]);
+    const [alone] = await scorer.score([{ conversation: long, explain: true }]);
+    const a = together!.explanation!.turns.map((t) => t.score);
+    const b = alone!.explanation!.turns.map((t) => t.score);
+    for (let i = 0; i < a.length; i++) expect(Math.abs(a[i]! - b[i]!)).toBeLessThan(1e-4);
+    const lines = long.split('\n');
+    const [prefix] = await scorer.score([{ conversation: lines.slice(0, 30).join('\n') }]);
+    expect(Math.abs(a[29]! - prefix!.harmful_score)).toBeLessThan(0.01);
+  });
+
   it('locates every turn by the line where it starts, continuation lines included', async () => {
     const [p] = await scorer.score([{ conversation: 'user1: hi\nthere\n\nuser2: hello\nuser1: games', explain: true }]);
     expect(p!.explanation!.turns.map((t) => [t.line, t.speaker])).toEqual([
