@@ -140,11 +140,23 @@ export class JobService implements Jobs {
       ...(webhookUrl === undefined ? {} : { webhook: { url: webhookUrl, status: 'pending' as const, attempts: 0 } }),
       ...(input.idempotency === undefined ? {} : { idempotency: input.idempotency }),
     };
+    let stored: Awaited<ReturnType<JobStore['create']>>;
     try {
-      await this.#store.create(record);
+      stored = await this.#store.create(record);
     } catch (err) {
       await this.#store.unreserve(input.keyId, chars, input.items.length).catch(() => undefined);
       throw err;
+    }
+    if (!stored.created) {
+      // The same Idempotency-Key won a race (here or on another replica): answer with that job.
+      await this.#store.unreserve(input.keyId, chars, input.items.length).catch(() => undefined);
+      // The winner stores its record right after claiming the key: give it a moment to appear.
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const replay = await this.#replay(input);
+        if (replay !== undefined) return replay;
+        await sleep(25);
+      }
+      throw new JobsUnavailableError(`job ${stored.existingJobId} holds this Idempotency-Key but cannot be read`);
     }
     // The answer describes the job as accepted (queued), before a worker may pick it up.
     const view = await this.#view(record);
@@ -306,7 +318,7 @@ export class JobService implements Jobs {
   }
 
   async #finishItem(item: QueuedItem): Promise<void> {
-    const finished = await this.#store.itemFinished(item.jobId, item.keyId, item.chars);
+    const finished = await this.#store.itemFinished(item.jobId, item.keyId, item.chars, item.index);
     const record = await this.#store.get(item.jobId);
     if (record === undefined || finished < record.ids.length) return;
     const ended = await this.#store.complete(item.jobId, Date.now(), this.#config.JOB_RESULT_TTL_MS);

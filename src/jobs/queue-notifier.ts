@@ -52,6 +52,8 @@ export class QueueNotifier implements Notifier {
     // The queue id makes a second notify for the same job a no-op, whichever replica sends it.
     await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
       jobId: `webhook-${jobId}`,
+      // A delivery cut off by its replica's shutdown is retried by another replica.
+      attempts: 5,
       removeOnComplete: true,
       removeOnFail: true,
     });

@@ -15,6 +15,8 @@ import type { Sealer } from './sealing.ts';
 const QUEUE = 'items';
 /** BullMQ's largest priority. */
 const MAX_PRIORITY = 2_097_152;
+/** Tries per item: each shutdown that cuts an item off uses one. */
+const ITEM_ATTEMPTS = 5;
 
 interface ItemData {
   job: string;
@@ -114,6 +116,16 @@ export class QueueScheduler implements Scheduler {
     );
     worker.on('stalled', () => this.#stalled.inc());
     worker.on('error', () => {});
+    // BullMQ gives an item up after its attempts (an interruption each) or after maxStalledCount
+    // lapsed locks, without calling the processor again: its job must not stay 'running' forever.
+    worker.on('failed', (job: Job<ItemData> | undefined, err: Error) => {
+      if (job === undefined) return;
+      const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);
+      if (!exhausted) return;
+      const d = job.data;
+      const item = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, request: { conversation: '' } };
+      void unreadable(item, `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`).catch(() => undefined);
+    });
     this.#worker = worker;
   }
 
@@ -141,6 +153,8 @@ export class QueueScheduler implements Scheduler {
           // One queue entry per job and position, however often a submission is retried.
           jobId: `${item.jobId}.${item.index}`,
           priority: Math.min(MAX_PRIORITY, first + i + 1),
+          // An item cut off by its replica's shutdown goes back to the queue (a retry) for another one.
+          attempts: ITEM_ATTEMPTS,
           // The sealed text is deleted as soon as the item is scored (or given up).
           removeOnComplete: true,
           removeOnFail: true,

@@ -20,10 +20,11 @@ if redis.call('HGET', KEYS[1], 'status') == 'queued' then
 end
 return 0`;
 
+// HSET answers 1 only for a new field: an item scored twice (BullMQ may run one twice) counts once.
 const ADD_RESULT = `
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-return redis.call('HINCRBY', KEYS[1], 'done', 1)`;
+if redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) == 1 then redis.call('HINCRBY', KEYS[1], 'done', 1) end
+return 1`;
 
 const FAIL = `
 local s = redis.call('HGET', KEYS[1], 'status')
@@ -31,10 +32,15 @@ if s ~= 'queued' and s ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1])
 return 1`;
 
+// Once per item index: a second report of the same item frees no budget and counts nothing.
 const ITEM_FINISHED = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('DECRBY', KEYS[2], ARGV[1]) redis.call('DECR', KEYS[3])
+  return 0
+end
+if redis.call('SADD', KEYS[4], ARGV[2]) == 0 then return redis.call('SCARD', KEYS[4]) end
 redis.call('DECRBY', KEYS[2], ARGV[1]) redis.call('DECR', KEYS[3])
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HINCRBY', KEYS[1], 'finished', 1)`;
+return redis.call('SCARD', KEYS[4])`;
 
 const COMPLETE = `
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'completedAt') == 1 then return 0 end
@@ -43,7 +49,8 @@ local ttl = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'completedAt', ARGV[1], 'expiresAt', tonumber(ARGV[1]) + ttl)
 redis.call('DECR', KEYS[3]) redis.call('DECR', KEYS[4])
 redis.call('PEXPIRE', KEYS[1], ttl) redis.call('PEXPIRE', KEYS[2], ttl)
-if KEYS[5] then redis.call('PEXPIRE', KEYS[5], ttl) end
+redis.call('PEXPIRE', KEYS[5], ttl)
+if KEYS[6] then redis.call('PEXPIRE', KEYS[6], ttl) end
 return 1`;
 
 const UPDATE_IF_EXISTS = `
@@ -68,6 +75,9 @@ export class RedisJobStore implements JobStore {
   }
   #results(id: string): string {
     return `${this.#p}:job:${id}:results`;
+  }
+  #finished(id: string): string {
+    return `${this.#p}:job:${id}:finished`;
   }
   #idem(keyId: string, key: string): string {
     // Hashed: the caller's Idempotency-Key may hold any characters.
@@ -107,7 +117,16 @@ export class RedisJobStore implements JobStore {
     );
   }
 
-  async create(record: JobRecord): Promise<void> {
+  async create(record: JobRecord): Promise<{ created: true } | { created: false; existingJobId: string }> {
+    if (record.idempotency !== undefined) {
+      const key = this.#idem(record.keyId, record.idempotency.key);
+      // Claimed before the job exists: two replicas taking the same key at once create one job.
+      const claimed = await this.#do(() => this.#redis.set(key, record.id, 'NX'));
+      if (claimed === null) {
+        const existing = await this.#do(() => this.#redis.get(key));
+        if (existing !== null) return { created: false, existingJobId: existing };
+      }
+    }
     const fields: Record<string, string> = {
       keyId: record.keyId,
       status: record.status,
@@ -125,9 +144,8 @@ export class RedisJobStore implements JobStore {
       fields.idemKey = record.idempotency.key;
       fields.fingerprint = record.idempotency.fingerprint;
     }
-    const tx = this.#redis.multi().hset(this.#job(record.id), fields);
-    if (record.idempotency !== undefined) tx.set(this.#idem(record.keyId, record.idempotency.key), record.id);
-    await this.#do(() => tx.exec());
+    await this.#do(() => this.#redis.hset(this.#job(record.id), fields));
+    return { created: true };
   }
 
   async get(jobId: string): Promise<JobRecord | undefined> {
@@ -190,15 +208,15 @@ export class RedisJobStore implements JobStore {
     return (await this.#do(() => this.#redis.eval(FAIL, 1, this.#job(jobId), error))) === 1;
   }
 
-  async itemFinished(jobId: string, _keyId: string, chars: number): Promise<number> {
-    const keys = [this.#job(jobId), this.#counter('chars'), this.#counter('pending')];
-    return Number(await this.#do(() => this.#redis.eval(ITEM_FINISHED, keys.length, ...keys, chars)));
+  async itemFinished(jobId: string, _keyId: string, chars: number, index: number): Promise<number> {
+    const keys = [this.#job(jobId), this.#counter('chars'), this.#counter('pending'), this.#finished(jobId)];
+    return Number(await this.#do(() => this.#redis.eval(ITEM_FINISHED, keys.length, ...keys, chars, index)));
   }
 
   async complete(jobId: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
     const before = await this.get(jobId);
     if (before === undefined) return undefined;
-    const keys = [this.#job(jobId), this.#results(jobId), this.#unfinishedFor(before.keyId), this.#counter('unfinished')];
+    const keys = [this.#job(jobId), this.#results(jobId), this.#unfinishedFor(before.keyId), this.#counter('unfinished'), this.#finished(jobId)];
     if (before.idempotency !== undefined) keys.push(this.#idem(before.keyId, before.idempotency.key));
     const ended = await this.#do(() => this.#redis.eval(COMPLETE, keys.length, ...keys, at, ttlMs));
     return ended === 1 ? this.get(jobId) : undefined;

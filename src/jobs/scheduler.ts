@@ -20,7 +20,10 @@ export interface QueuedItem {
  * rejects only when the item was cut off and the scheduler requeues interrupted items.
  */
 export type ItemHandler = (item: QueuedItem, signal: AbortSignal) => Promise<void>;
-/** An item whose text cannot be read (a shared queue's item sealed under another key). */
+/**
+ * An item that will never be scored: sealed under another key, or given up by a shared queue (its
+ * replica kept dying). Its job must fail and the item be accounted for.
+ */
 export type UnreadableHandler = (item: QueuedItem, detail: string) => Promise<void>;
 
 export interface Scheduler {

@@ -33,7 +33,11 @@ export interface JobStore {
   reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation>;
   /** Gives back a reservation whose job was never created. */
   unreserve(keyId: string, chars: number, items: number): Promise<void>;
-  create(record: JobRecord): Promise<void>;
+  /**
+   * Stores a new job. With an Idempotency-Key, the key is claimed atomically first: when another
+   * submission (here or on another replica) holds it, nothing is stored and that job's id returned.
+   */
+  create(record: JobRecord): Promise<{ created: true } | { created: false; existingJobId: string }>;
   get(jobId: string): Promise<JobRecord | undefined>;
   /** Results keyed by conversation id, in input order. */
   results(record: JobRecord): Promise<Record<string, V2Prediction>>;
@@ -43,8 +47,11 @@ export interface JobStore {
   addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void>;
   /** Sets `failed` with `error` unless the job already ended or failed; true when this call failed it. */
   fail(jobId: string, error: string): Promise<boolean>;
-  /** One item is accounted for (scored, failed or skipped): frees its budget; returns how many are. */
-  itemFinished(jobId: string, keyId: string, chars: number): Promise<number>;
+  /**
+   * Item `index` is accounted for (scored, failed or skipped): frees its budget; returns how many are.
+   * Counted once per index however often it is reported (a shared queue may run an item twice).
+   */
+  itemFinished(jobId: string, keyId: string, chars: number, index: number): Promise<number>;
   /**
    * Ends the job once (done unless failed): stamps completion and expiry, frees the key's slot. Returns
    * the record when this call ended it, undefined when it had already ended (another replica did).
@@ -59,7 +66,8 @@ export interface JobStore {
 interface MemoryJob {
   record: JobRecord;
   results: Map<string, V2Prediction>;
-  finished: number;
+  /** Item indices accounted for. */
+  finished: Set<number>;
 }
 
 /**
@@ -102,9 +110,15 @@ export class MemoryJobStore implements JobStore {
     this.#unfinished--;
   }
 
-  async create(record: JobRecord): Promise<void> {
-    this.#jobs.set(record.id, { record, results: new Map(), finished: 0 });
-    if (record.idempotency !== undefined) this.#idempotent.set(idemKey(record.keyId, record.idempotency.key), record.id);
+  async create(record: JobRecord): Promise<{ created: true } | { created: false; existingJobId: string }> {
+    if (record.idempotency !== undefined) {
+      const key = idemKey(record.keyId, record.idempotency.key);
+      const existing = this.#idempotent.get(key);
+      if (existing !== undefined) return { created: false, existingJobId: existing };
+      this.#idempotent.set(key, record.id);
+    }
+    this.#jobs.set(record.id, { record, results: new Map(), finished: new Set() });
+    return { created: true };
   }
 
   async get(jobId: string): Promise<JobRecord | undefined> {
@@ -142,8 +156,8 @@ export class MemoryJobStore implements JobStore {
   async addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void> {
     const job = this.#jobs.get(jobId);
     if (job === undefined || job.record.status !== 'running') return;
+    if (!job.results.has(conversationId)) job.record.done++;
     job.results.set(conversationId, result);
-    job.record.done++;
   }
 
   async fail(jobId: string, error: string): Promise<boolean> {
@@ -154,12 +168,14 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
-  async itemFinished(jobId: string, _keyId: string, chars: number): Promise<number> {
+  async itemFinished(jobId: string, _keyId: string, chars: number, index: number): Promise<number> {
+    const job = this.#jobs.get(jobId);
+    if (job?.finished.has(index) === true) return job.finished.size;
     this.#queuedChars -= chars;
     this.#pendingItems--;
-    const job = this.#jobs.get(jobId);
     if (job === undefined) return 0;
-    return ++job.finished;
+    job.finished.add(index);
+    return job.finished.size;
   }
 
   async complete(jobId: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {

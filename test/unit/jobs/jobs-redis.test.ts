@@ -117,6 +117,16 @@ describe('v2 jobs through Redis and BullMQ', () => {
     await until(async () => ((await a.app.inject({ method: 'GET', url: first.json().poll_url, headers: bearer() })).json().status === 'done' ? true : undefined));
   });
 
+  it('two submissions with one Idempotency-Key sent at once to two replicas make one job', async () => {
+    const [a, b] = await twoReplicas(sharedEnv());
+    const body = { mode: 'batch', conversations: [{ id: 'c0', messages: messages(4) }] };
+    const send = (t: TestApp) => t.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: { ...bearer(), 'idempotency-key': 'race-1' }, payload: body });
+    const [ra, rb] = await Promise.all([send(a), send(b)]);
+    expect([ra.statusCode, rb.statusCode]).toEqual([202, 202]);
+    expect(ra.json().job_id).toBe(rb.json().job_id);
+    expect([ra.headers['idempotent-replayed'], rb.headers['idempotent-replayed']].filter((h) => h === 'true')).toHaveLength(1);
+  });
+
   it('delivers each webhook exactly once, signed, and puts no conversation text in Redis', async () => {
     const monitor = await redis.monitor();
     try {

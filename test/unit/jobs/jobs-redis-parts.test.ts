@@ -1,0 +1,96 @@
+// The Redis parts on their own, against a real redis-server: the store counts an item once however
+// often a queue reports it, and the BullMQ scheduler gives a job's item up to the job (which then
+// fails) when every attempt at it was cut off, instead of leaving the job running forever.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QueueScheduler } from '../../../src/jobs/queue-scheduler.ts';
+import { RedisJobStore } from '../../../src/jobs/redis-store.ts';
+import type { QueuedItem } from '../../../src/jobs/scheduler.ts';
+import { Sealer } from '../../../src/jobs/sealing.ts';
+import type { JobRecord } from '../../../src/jobs/store.ts';
+import { connectRedis, type SharedRedis } from '../../../src/ops/redis.ts';
+import { startRedis, type RedisServer } from '../../helpers/redis.ts';
+import { until } from '../../helpers/wait.ts';
+
+let server: RedisServer;
+let redis: SharedRedis;
+beforeAll(async () => {
+  server = await startRedis();
+  redis = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+  await redis.whenReady(5000);
+});
+afterAll(async () => {
+  await redis.close();
+  await server.stop();
+});
+
+const record = (ids: string[], idem?: string): JobRecord => ({
+  id: randomUUID(),
+  keyId: 'key_a',
+  status: 'queued',
+  createdAt: Date.now(),
+  ids,
+  done: 0,
+  ...(idem === undefined ? {} : { idempotency: { key: idem, fingerprint: 'f' } }),
+});
+const limits = { perKey: 10, maxChars: 1_000_000 };
+const score = { harmfulness_score: 0.1, is_harmful: false, risk_level: 'Safe' as const, predatory_user: 'neither' as const, user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
+
+describe('RedisJobStore counts each item once', () => {
+  it('a result and an item reported twice (a queue may run an item twice) count once, and free their budget once', async () => {
+    const store = new RedisJobStore(redis.command, redis.prefix);
+    const r = record(['a', 'b']);
+    expect(await store.reserve(r.keyId, 30, 2, limits)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    await store.markStarted(r.id, Date.now());
+    await store.addResult(r.id, 'a', score);
+    await store.addResult(r.id, 'a', score);
+    expect((await store.get(r.id))!.done).toBe(1);
+    expect(await store.itemFinished(r.id, r.keyId, 10, 0)).toBe(1);
+    expect(await store.itemFinished(r.id, r.keyId, 10, 0)).toBe(1);
+    expect(await store.counts()).toMatchObject({ pendingItems: 1 });
+    expect(await store.itemFinished(r.id, r.keyId, 20, 1)).toBe(2);
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 0 });
+    expect(await store.complete(r.id, Date.now(), 60_000)).toMatchObject({ status: 'done' });
+    expect(await store.complete(r.id, Date.now(), 60_000)).toBeUndefined();
+    expect(await store.counts()).toEqual({ unfinishedJobs: 0, pendingItems: 0 });
+  });
+
+  it('two submissions claiming one Idempotency-Key at once create one job', async () => {
+    const store = new RedisJobStore(redis.command, redis.prefix);
+    const [a, b] = [record(['x'], 'same-key'), record(['x'], 'same-key')];
+    const results = await Promise.all([store.create(a), store.create(b)]);
+    const created = results.filter((x) => x.created);
+    expect(created).toHaveLength(1);
+    const winner = results[0]!.created ? a.id : b.id;
+    expect(results.find((x) => !x.created)).toEqual({ created: false, existingJobId: winner });
+    expect(await store.findIdempotent('key_a', 'same-key')).toBe(winner);
+  });
+});
+
+describe('QueueScheduler hands an item it gave up on back to its job', () => {
+  it('after every attempt at an item was cut off, the lost-item handler is told once', async () => {
+    const scheduler = new QueueScheduler({ redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });
+    const lost: Array<{ item: QueuedItem; detail: string }> = [];
+    let attempts = 0;
+    scheduler.start(
+      async () => {
+        attempts++;
+        // What an item cut off by its replica's shutdown does: the queue keeps it for another try.
+        throw new Error('interrupted by shutdown; left for another replica');
+      },
+      async (item, detail) => {
+        lost.push({ item, detail });
+      },
+    );
+    const item: QueuedItem = { jobId: randomUUID(), keyId: 'key_a', index: 0, id: 'conv-0', request: { conversation: 'user1: hi' }, chars: 9 };
+    await scheduler.enqueue([item]);
+    await until(async () => (lost.length > 0 ? true : undefined), 20_000);
+    expect(attempts).toBe(5);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.item).toMatchObject({ jobId: item.jobId, index: 0, id: 'conv-0', chars: 9 });
+    expect(lost[0]!.detail).toMatch(/could not be scored/);
+    await scheduler.drain(AbortSignal.timeout(2000));
+  });
+});
