@@ -6,7 +6,7 @@ import { Tokenizer } from 'tokenizers';
 import { AsciiWordPiece } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
 import { ageFeatures, usedAgeFeatures } from './ages.ts';
-import { segmentPieces, toPieces, type Piece } from './segment.ts';
+import { pieceCount, segmentPieces, toPieces, type Piece } from './segment.ts';
 import type { ModelManifest, ParsedTurn, ScoreRequest, TurnSpeaker } from './types.ts';
 
 /** Loads a tokenizer.json file (the fast ASCII path is set up from the same text). */
@@ -170,7 +170,7 @@ export async function encodeConversation(
     located = new Array<EncodedTurn>(turns.length);
     let piecesSoFar = 0;
     for (let i = 0; i < turns.length; i++) {
-      piecesSoFar += Math.ceil((turnIds[i] as { ids: number[] }).ids.length / segment.max_tokens_per_turn);
+      piecesSoFar += pieceCount((turnIds[i] as { ids: number[] }).ids.length, segment.max_tokens_per_turn);
       const t = turns[i] as ParsedTurn;
       located[i] = { line: t.line, speaker: t.speaker, lastPiece: piecesSoFar - 1 };
     }

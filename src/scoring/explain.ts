@@ -32,13 +32,12 @@ export function runningByPiece(segmentTurns: readonly Float64Array[]): Float64Ar
   let before = 0;
   let k = 0;
   for (const turns of segmentTurns) {
-    let full = before;
     for (let i = 0; i < turns.length; i++) {
       const p = turns[i] as number;
       out[k++] = p > before ? p : before;
-      if (i === turns.length - 1) full = Math.max(before, p);
     }
-    before = full;
+    // A full segment counts with its score, which is its value after its last piece.
+    if (turns.length > 0) before = out[k - 1] as number;
   }
   return out;
 }

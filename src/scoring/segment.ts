@@ -6,18 +6,18 @@ export interface Piece {
   ids: number[];
 }
 
+/** How many pieces a turn of `tokens` ids becomes (0 for a turn with no token). */
+export function pieceCount(tokens: number, maxTokens: number): number {
+  return Math.ceil(tokens / maxTokens);
+}
+
 /** Cuts each turn's token ids into consecutive pieces of at most `maxTokens` ids; empty turns vanish. */
 export function toPieces(turns: Array<{ speakerId: number; ids: number[] }>, maxTokens: number): Piece[] {
   const pieces: Piece[] = [];
   for (const t of turns) {
-    const n = t.ids.length;
-    if (n <= maxTokens) {
-      if (n > 0) pieces.push(t);
-      continue;
-    }
-    for (let start = 0; start < n; start += maxTokens) {
-      pieces.push({ speakerId: t.speakerId, ids: t.ids.slice(start, start + maxTokens) });
-    }
+    const n = pieceCount(t.ids.length, maxTokens);
+    if (n === 1) pieces.push(t);
+    else for (let k = 0; k < n; k++) pieces.push({ speakerId: t.speakerId, ids: t.ids.slice(k * maxTokens, (k + 1) * maxTokens) });
   }
   return pieces;
 }
