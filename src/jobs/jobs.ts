@@ -167,6 +167,7 @@ export class JobService implements Jobs {
       id: item.id,
       request: item.request,
       chars: item.request.conversation.length,
+      total: input.items.length,
     }));
     try {
       await this.#scheduler.enqueue(queued);
@@ -318,9 +319,8 @@ export class JobService implements Jobs {
   }
 
   async #finishItem(item: QueuedItem): Promise<void> {
-    const finished = await this.#store.itemFinished(item.jobId, item.keyId, item.chars, item.index);
-    const record = await this.#store.get(item.jobId);
-    if (record === undefined || finished < record.ids.length) return;
+    const finished = await this.#store.itemFinished(item.jobId, item.chars, item.index);
+    if (finished < item.total) return;
     const ended = await this.#store.complete(item.jobId, Date.now(), this.#config.JOB_RESULT_TTL_MS);
     if (ended === undefined) return;
     this.#metrics.jobStatus(ended.status === 'done' ? 'done' : 'failed');

@@ -24,6 +24,7 @@ interface ItemData {
   index: number;
   id: string;
   chars: number;
+  total: number;
   /** The ScoreRequest, AES-256-GCM sealed and bound to `${job}:${index}`. */
   sealed: string;
 }
@@ -91,7 +92,7 @@ export class QueueScheduler implements Scheduler {
       async (job: Job<ItemData>) => {
         const d = job.data;
         await this.#redis.command.eval(DECR_FLOOR, 1, this.#waitingKey(d.key)).catch(() => undefined);
-        const meta = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars };
+        const meta = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, total: d.total };
         let request;
         try {
           request = this.#sealer.open(d.sealed, `${d.job}:${d.index}`);
@@ -123,7 +124,7 @@ export class QueueScheduler implements Scheduler {
       const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);
       if (!exhausted) return;
       const d = job.data;
-      const item = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, request: { conversation: '' } };
+      const item = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, total: d.total, request: { conversation: '' } };
       void unreadable(item, `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`).catch(() => undefined);
     });
     this.#worker = worker;
@@ -147,6 +148,7 @@ export class QueueScheduler implements Scheduler {
           index: item.index,
           id: item.id,
           chars: item.chars,
+          total: item.total,
           sealed: this.#sealer.seal(item.request, `${item.jobId}:${item.index}`),
         } satisfies ItemData,
         opts: {

@@ -208,7 +208,7 @@ export class RedisJobStore implements JobStore {
     return (await this.#do(() => this.#redis.eval(FAIL, 1, this.#job(jobId), error))) === 1;
   }
 
-  async itemFinished(jobId: string, _keyId: string, chars: number, index: number): Promise<number> {
+  async itemFinished(jobId: string, chars: number, index: number): Promise<number> {
     const keys = [this.#job(jobId), this.#counter('chars'), this.#counter('pending'), this.#finished(jobId)];
     return Number(await this.#do(() => this.#redis.eval(ITEM_FINISHED, keys.length, ...keys, chars, index)));
   }

@@ -13,6 +13,8 @@ export interface QueuedItem {
   request: ScoreRequest;
   /** Characters of the conversation: the budget it frees once finished. */
   chars: number;
+  /** Items in its job: the job ends when that many are accounted for. */
+  total: number;
 }
 
 /**

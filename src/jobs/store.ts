@@ -51,7 +51,7 @@ export interface JobStore {
    * Item `index` is accounted for (scored, failed or skipped): frees its budget; returns how many are.
    * Counted once per index however often it is reported (a shared queue may run an item twice).
    */
-  itemFinished(jobId: string, keyId: string, chars: number, index: number): Promise<number>;
+  itemFinished(jobId: string, chars: number, index: number): Promise<number>;
   /**
    * Ends the job once (done unless failed): stamps completion and expiry, frees the key's slot. Returns
    * the record when this call ended it, undefined when it had already ended (another replica did).
@@ -168,7 +168,7 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
-  async itemFinished(jobId: string, _keyId: string, chars: number, index: number): Promise<number> {
+  async itemFinished(jobId: string, chars: number, index: number): Promise<number> {
     const job = this.#jobs.get(jobId);
     if (job?.finished.has(index) === true) return job.finished.size;
     this.#queuedChars -= chars;

@@ -47,10 +47,10 @@ describe('RedisJobStore counts each item once', () => {
     await store.addResult(r.id, 'a', score);
     await store.addResult(r.id, 'a', score);
     expect((await store.get(r.id))!.done).toBe(1);
-    expect(await store.itemFinished(r.id, r.keyId, 10, 0)).toBe(1);
-    expect(await store.itemFinished(r.id, r.keyId, 10, 0)).toBe(1);
+    expect(await store.itemFinished(r.id, 10, 0)).toBe(1);
+    expect(await store.itemFinished(r.id, 10, 0)).toBe(1);
     expect(await store.counts()).toMatchObject({ pendingItems: 1 });
-    expect(await store.itemFinished(r.id, r.keyId, 20, 1)).toBe(2);
+    expect(await store.itemFinished(r.id, 20, 1)).toBe(2);
     expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 0 });
     expect(await store.complete(r.id, Date.now(), 60_000)).toMatchObject({ status: 'done' });
     expect(await store.complete(r.id, Date.now(), 60_000)).toBeUndefined();
@@ -84,7 +84,7 @@ describe('QueueScheduler hands an item it gave up on back to its job', () => {
         lost.push({ item, detail });
       },
     );
-    const item: QueuedItem = { jobId: randomUUID(), keyId: 'key_a', index: 0, id: 'conv-0', request: { conversation: 'user1: hi' }, chars: 9 };
+    const item: QueuedItem = { jobId: randomUUID(), keyId: 'key_a', index: 0, id: 'conv-0', request: { conversation: 'user1: hi' }, chars: 9, total: 1 };
     await scheduler.enqueue([item]);
     await until(async () => (lost.length > 0 ? true : undefined), 20_000);
     expect(attempts).toBe(5);
