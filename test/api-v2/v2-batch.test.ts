@@ -82,16 +82,16 @@ describe('a batch job goes queued -> running -> done and is polled by its creato
 
   it('shows running with progress, then done with results keyed by id equal to /v2/predict', async () => {
     const t = await app();
-    const convs = conversations(40, 20);
+    const convs = conversations(200, 20);
     const { poll_url } = (await submit(t, { mode: 'batch', conversations: convs })).json();
     const first = (await poll(t, poll_url)).json();
     expect(first.status).toBe('running');
-    expect(first.progress.total).toBe(40);
-    expect(first.progress.done).toBeLessThan(40);
+    expect(first.progress.total).toBe(200);
+    expect(first.progress.done).toBeLessThan(200);
     expect(first.results).toBeUndefined();
     const job = await until(t, poll_url, finished);
     expect(job.status).toBe('done');
-    expect(job.progress).toEqual({ done: 40, total: 40 });
+    expect(job.progress).toEqual({ done: 200, total: 200 });
     expect(Object.keys(job.results)).toEqual(convs.map((c) => c.id));
     expect(Date.parse(job.completed_at)).toBeGreaterThanOrEqual(Date.parse(job.created_at));
     const live = (await t.app.inject({ method: 'POST', url: '/v2/predict', headers: bearer(), payload: { messages: convs[7]!.messages } })).json();
@@ -374,7 +374,7 @@ describe('shutdown', () => {
 
   it('a job that cannot finish within the grace period does not hold the shutdown past it, and is reported failed', async () => {
     const t = await app({ SHUTDOWN_GRACE_MS: '400', JOB_MAX_ITEMS: '5000' });
-    expect((await submit(t, { mode: 'batch', conversations: conversations(3000, 30), webhook_url: receiver.url() })).statusCode).toBe(202);
+    expect((await submit(t, { mode: 'batch', conversations: conversations(5000, 60), webhook_url: receiver.url() })).statusCode).toBe(202);
     const started = Date.now();
     await t.close();
     expect(Date.now() - started).toBeLessThan(2000);
