@@ -3,7 +3,7 @@
 //
 //   node scripts/data/corpus.ts --out .tmp/data/corpus.jsonl [--seed 7] [--n 16000]
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
-//        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets]
+//        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 
@@ -11,20 +11,22 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_SWITCHES, allSwitches, generate, type DataSwitches } from './generate.ts';
+import { hostedChats } from './hosted.ts';
 import { importJsonl, importPan12 } from './importers.ts';
 import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
 import { toJsonl, type LabeledConversation } from './record.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
 
-/** Every data switch of the generator, plus the new real sets (CaSiNo, Self-dialogue). */
+/** Every data switch of the generator, plus the new real sets (CaSiNo, Self-dialogue) and hosted exchanges (hosted.ts). */
 export interface CorpusSwitches extends DataSwitches {
   newRealSets: boolean;
+  hosted: boolean;
 }
-export const CORPUS_SWITCHES: readonly (keyof CorpusSwitches)[] = [...DATA_SWITCHES, 'newRealSets'];
+export const CORPUS_SWITCHES: readonly (keyof CorpusSwitches)[] = [...DATA_SWITCHES, 'newRealSets', 'hosted'];
 
 /** Switches from a `--without a,b` list; unknown names are an error. */
 export function switchesWithout(without: readonly string[]): CorpusSwitches {
-  const sw: CorpusSwitches = { ...allSwitches(true), newRealSets: true };
+  const sw: CorpusSwitches = { ...allSwitches(true), newRealSets: true, hosted: true };
   for (const name of without) {
     if (name === '') continue;
     if (!(CORPUS_SWITCHES as readonly string[]).includes(name)) throw new Error(`--without: unknown switch ${name} (known: ${CORPUS_SWITCHES.join(', ')})`);
@@ -59,6 +61,7 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (sw.newRealSets) real.push(...loadCasino(o.dataDir), ...loadSelfDialogue(o.dataDir));
     if (o.realLimit !== undefined) real = real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0);
     out.push(...renderReal(real, sw));
+    if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw));
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));

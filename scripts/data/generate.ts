@@ -534,7 +534,7 @@ const SYNONYMS: readonly (readonly string[])[] = [
 const SYNONYM_OF = new Map<string, readonly string[]>();
 for (const group of SYNONYMS) for (const w of group) if (!w.includes(' ')) SYNONYM_OF.set(w, group);
 
-function swapSynonyms(text: string, p: number, rng: Rng): string {
+export function swapSynonyms(text: string, p: number, rng: Rng): string {
   return text.replace(/[a-z]+/g, (w) => {
     const group = SYNONYM_OF.get(w);
     return group && rng.chance(p) ? rng.pick(group) : w;
@@ -684,6 +684,38 @@ export function familyMoves(name: string, seed: number, split: Split = 'train', 
   return family.build(new Ctx(rng, split, sampleAge(family.ages[1], rng), { ...allSwitches(true), ...switches }));
 }
 
+/** One family's exchange, to be hosted inside another chat (hosted.ts). Role A is the predator when harmful. */
+export interface Exchange {
+  family: string;
+  moves: Move[];
+  ageA: number;
+  ageB: number;
+  inKind: boolean;
+}
+
+/**
+ * Draws a family of the given class, by the usual weights, among those that read as an exchange
+ * rather than a whole chat (no long chats, no stand-alone small talk), honouring held-out families
+ * and phrasings of `split`.
+ */
+export function drawExchange(rng: Rng, split: Split, harmful: boolean, sw: DataSwitches): Exchange {
+  const pool = FAMILIES.filter(
+    (f) =>
+      f.harmful === harmful &&
+      (f.requires === undefined || sw[f.requires]) &&
+      f.requires !== 'long' &&
+      f.name !== 'ordinary_long' &&
+      f.name !== 'short_small_talk' &&
+      (split === 'test' || !TEST_FAMILIES.includes(f.name)),
+  );
+  const family = chooseFamily(rng, pool);
+  const ageA = sampleAge(family.ages[0], rng);
+  const ageB = sampleAge(family.ages[1], rng);
+  const ctx = new Ctx(rng, split, ageB, sw);
+  const moves = family.build(ctx).map((m) => ({ ...m, text: swapSynonyms(m.text, 0.35, rng) }));
+  return { family: family.name, moves, ageA, ageB, inKind: ctx.tags.has('in-kind') };
+}
+
 /** Families whose conversations are harmful. */
 export const HARMFUL_FAMILIES: readonly string[] = FAMILIES.filter((f) => f.harmful).map((f) => f.name);
 
@@ -709,7 +741,7 @@ export function finishRendering(text: string, excerpt: boolean, sw: Pick<DataSwi
   return { text, tags };
 }
 
-function ageFields(record: LabeledConversation, ageUser1: number, ageUser2: number, rng: Rng): void {
+export function ageFields(record: LabeledConversation, ageUser1: number, ageUser2: number, rng: Rng): void {
   // Ages: often omitted, sometimes only one side, in all three formats. age_a is user1.
   const mode = rng.next();
   if (mode >= 0.45) {

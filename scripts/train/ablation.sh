@@ -11,7 +11,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-EPOCHS=5; N=8000; ROWS="full finetuned wordpiece no-register no-flat-excerpts-recut no-long-inkind-hardneg no-new-real all-off"
+EPOCHS=5; N=8000; ROWS="full finetuned wordpiece no-register no-flat-excerpts-recut no-long-inkind-hardneg no-new-real no-hosted all-off"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --epochs) EPOCHS="$2"; shift 2 ;;
@@ -31,7 +31,8 @@ LABEL[no-register]="without chat register (register, register-shift)"; ARGS[no-r
 LABEL[no-flat-excerpts-recut]="without flat renderings, excerpts and re-cuts"; ARGS[no-flat-excerpts-recut]="--without flat,excerpts,recut"
 LABEL[no-long-inkind-hardneg]="without long chats, in-kind replies and new hard negatives"; ARGS[no-long-inkind-hardneg]="--without long,inKind,hardNegatives,short"
 LABEL[no-new-real]="without CaSiNo and Self-dialogue"; ARGS[no-new-real]="--without newRealSets"
-LABEL[all-off]="all data changes off, WordPiece from scratch (model 1.1.0's recipe)"; ARGS[all-off]="--vocab wordpiece --without register,registerShift,flat,excerpts,recut,long,inKind,hardNegatives,short,newRealSets"
+LABEL[no-hosted]="without exchanges hosted in real chats"; ARGS[no-hosted]="--without hosted"
+LABEL[all-off]="all data changes off, WordPiece from scratch (model 1.1.0's recipe)"; ARGS[all-off]="--vocab wordpiece --without register,registerShift,flat,excerpts,recut,long,inKind,hardNegatives,short,newRealSets,hosted"
 
 # The common test split: the shipped recipe's full corpus.
 COMMON="$ROOT/.tmp/train/corpus.jsonl"

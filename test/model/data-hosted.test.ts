@@ -1,0 +1,72 @@
+// Generated exchanges hosted inside real benign chats (scripts/data/hosted.ts): the same real chats
+// carry harmful and benign guests alike, so "reads like the real sets" is no benign cue.
+import { describe, expect, it } from 'vitest';
+import { buildCorpus } from '../../scripts/data/corpus.ts';
+import { HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches } from '../../scripts/data/generate.ts';
+import { hostedChats, splice } from '../../scripts/data/hosted.ts';
+import { DEFAULT_DATA_DIR, loadCasino, loadSelfDialogue } from '../../scripts/data/real.ts';
+import { turnsOf } from '../../scripts/data/recut.ts';
+import type { Item, Side } from '../../scripts/data/register.ts';
+import { createRng } from '../../scripts/data/rng.ts';
+import { STRUCTURE_TARGET_MAX_AUC, structureBaselineAuc } from '../../scripts/eval/structure-baseline.ts';
+
+const real = [...loadCasino(DEFAULT_DATA_DIR), ...loadSelfDialogue(DEFAULT_DATA_DIR)];
+const hosted = hostedChats(real, allSwitches(true));
+const guestFamily = (f: string): string => f.replace(/^hosted_/, '');
+
+describe('data: exchanges hosted in real chats', () => {
+  it('splice keeps every host and guest item, each in its own order', () => {
+    const host: Item[] = Array.from({ length: 12 }, (_, i) => ({ side: (i % 2) as Side, text: `h${i}` }));
+    const guest: Item[] = Array.from({ length: 7 }, (_, i) => ({ side: (i % 2) as Side, text: `g${i}` }));
+    for (let seed = 0; seed < 50; seed++) {
+      const out = splice(host, guest, createRng(seed));
+      expect(out).toHaveLength(19);
+      expect(out.filter((x) => x.text.startsWith('h'))).toEqual(host);
+      expect(out.filter((x) => x.text.startsWith('g'))).toEqual(guest);
+    }
+  });
+
+  it('every real chat hosts one harmful and one benign exchange, in its own split', () => {
+    expect(hosted.filter((r) => r.label === 1)).toHaveLength(real.length);
+    expect(hosted.filter((r) => r.label === 0)).toHaveLength(real.length);
+    const splitOf = new Map(real.map((r) => [r.id, r.split]));
+    for (const r of hosted) {
+      expect(r.split).toBe(splitOf.get(r.id.replace(/-hosted-[hb]$/, '')));
+      expect(HARMFUL_FAMILIES.includes(guestFamily(r.family))).toBe(r.label === 1);
+      if (r.split !== 'test') expect(TEST_FAMILIES).not.toContain(guestFamily(r.family));
+      expect(r.predator === 'neither').toBe(r.label === 0);
+    }
+    expect(new Set(hosted.map((r) => r.id)).size).toBe(hosted.length);
+  });
+
+  it('keeps the host chat: its words appear in the hosted record, which has more turns', () => {
+    const byId = new Map(real.map((r) => [r.id, r]));
+    for (const r of hosted.filter((x) => !x.tags?.includes('flat') && !x.tags?.includes('recut')).slice(0, 200)) {
+      const host = byId.get(r.id.replace(/-hosted-[hb]$/, ''))!;
+      expect(turnsOf(r.conversation).length).toBeGreaterThan(turnsOf(host.conversation).length);
+    }
+  });
+
+  it('puts the predator on both sides of the host chat, about equally', () => {
+    const user1 = hosted.filter((r) => r.predator === 'user1').length;
+    const user2 = hosted.filter((r) => r.predator === 'user2').length;
+    expect(Math.abs(user1 - user2) / (user1 + user2)).toBeLessThan(0.1);
+  });
+
+  it('does not depend on the order of the real chats', () => {
+    const reversed = hostedChats([...real].reverse(), allSwitches(true));
+    const byId = new Map(reversed.map((r) => [r.id, r.conversation]));
+    for (const r of hosted) expect(byId.get(r.id)).toBe(r.conversation);
+  });
+
+  it('lowers the structure-only baseline of a corpus built with hosts below one built without', () => {
+    const options = { seed: 3, n: 3000, real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], realLimit: 1500 };
+    const auc = (hosts: boolean) => {
+      const c = buildCorpus({ ...options, switches: { hosted: hosts } });
+      return structureBaselineAuc(c.filter((r) => r.split === 'train'), c.filter((r) => r.split === 'test')).roc_auc;
+    };
+    const [without, withHosts] = [auc(false), auc(true)];
+    expect(withHosts).toBeLessThan(without);
+    expect(withHosts).toBeLessThan(STRUCTURE_TARGET_MAX_AUC + 0.02);
+  });
+});
