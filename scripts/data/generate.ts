@@ -534,7 +534,7 @@ const SYNONYMS: readonly (readonly string[])[] = [
 const SYNONYM_OF = new Map<string, readonly string[]>();
 for (const group of SYNONYMS) for (const w of group) if (!w.includes(' ')) SYNONYM_OF.set(w, group);
 
-export function swapSynonyms(text: string, p: number, rng: Rng): string {
+function swapSynonyms(text: string, p: number, rng: Rng): string {
   return text.replace(/[a-z]+/g, (w) => {
     const group = SYNONYM_OF.get(w);
     return group && rng.chance(p) ? rng.pick(group) : w;
