@@ -152,24 +152,18 @@ describe('configuration', () => {
     expect(message).not.toContain('s3cret');
   });
 
+  /** `node src/main.ts` with only PATH and `env` set, run to its exit. */
+  const startMain = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['src/main.ts'], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
+
   it('makes the process exit non-zero with a message naming the bad variable', () => {
-    const run = spawnSync(process.execPath, ['src/main.ts'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', RATE_LIMIT_MAX: 'lots' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const run = startMain({ RATE_LIMIT_MAX: 'lots' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/invalid configuration: RATE_LIMIT_MAX must be integer/);
   });
 
   it('exits non-zero naming API_KEYS_FILE when the key file cannot be read', () => {
-    const run = spawnSync(process.execPath, ['src/main.ts'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', API_KEYS_FILE: '/nonexistent/keys' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const run = startMain({ API_KEYS_FILE: '/nonexistent/keys' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/API_KEYS_FILE/);
   });
