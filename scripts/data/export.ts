@@ -1,6 +1,6 @@
 // Turns a corpus into model tensors with the server's own encoder (src/scoring/encode.ts), so
 // training sees exactly the tensors the service feeds the model. One JSONL line per segment:
-//   {conv, seg, split, label, predator, family, source, has_ages, input_ids, speaker_ids, age_features}
+//   {conv, seg, split, label, predator, family, source, has_ages, onset_piece, input_ids, speaker_ids, age_features}
 //
 //   node scripts/data/export.ts --corpus .tmp/data/corpus.jsonl --tokenizer tok.json --out segments.jsonl
 
@@ -8,7 +8,7 @@ import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
+import { encodeConversation, loadTokenizer, type EncodedTurn } from '../../src/scoring/encode.ts';
 import type { ModelManifest, ScoreRequest } from '../../src/scoring/types.ts';
 import { parseJsonl, type LabeledConversation } from './record.ts';
 
@@ -24,6 +24,8 @@ export interface SegmentRow {
   family: string;
   source: string;
   has_ages: boolean;
+  /** Index over the conversation's pieces of the first piece of the turn where the harm starts; -1 when unknown. */
+  onset_piece: number;
   input_ids: number[][];
   speaker_ids: number[];
   age_features: number[];
@@ -36,6 +38,21 @@ export function toRequest(r: LabeledConversation): ScoreRequest {
   return req;
 }
 
+/**
+ * The first piece of the turn holding `onsetLine` (the last turn starting at or before it), from the
+ * encoder's turn map; -1 when that turn has no piece of its own.
+ */
+export function onsetPiece(turns: readonly EncodedTurn[], onsetLine: number): number {
+  let previousLast = -1;
+  for (let i = 0; i < turns.length; i++) {
+    const t = turns[i] as EncodedTurn;
+    const next = turns[i + 1];
+    if (next === undefined || next.line > onsetLine) return t.lastPiece > previousLast ? previousLast + 1 : -1;
+    previousLast = t.lastPiece;
+  }
+  return -1;
+}
+
 export async function exportSegments(
   records: LabeledConversation[],
   tokenizerPath: string,
@@ -46,10 +63,12 @@ export async function exportSegments(
   const chunk = 64;
   for (let i = 0; i < records.length; i += chunk) {
     const batch = records.slice(i, i + chunk);
-    const encoded = await Promise.all(batch.map((r) => encodeConversation(tokenizer, toRequest(r), segment)));
+    // The turn map (explain) only where an onset is known; it changes no tensor.
+    const encoded = await Promise.all(batch.map((r) => encodeConversation(tokenizer, { ...toRequest(r), explain: r.onset_line !== undefined }, segment)));
     for (let k = 0; k < batch.length; k++) {
       const r = batch[k] as LabeledConversation;
       const enc = encoded[k]!;
+      const onset = r.onset_line !== undefined && enc.turns !== undefined ? onsetPiece(enc.turns, r.onset_line) : -1;
       for (let s = 0; s < enc.segments.length; s++) {
         const seg = enc.segments[s]!;
         await write({
@@ -61,6 +80,7 @@ export async function exportSegments(
           family: r.family,
           source: r.source,
           has_ages: enc.usedAgeFeatures,
+          onset_piece: onset,
           input_ids: seg.inputIds,
           speaker_ids: seg.speakerIds,
           age_features: enc.ageFeatures,

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as P from './phrases.ts';
-import { drawRegister, joinLines, registerLines, shiftLines, type Item, type RenderedLine } from './register.ts';
+import { drawRegister, firstHarmfulLine, joinLines, registerLines, shiftLines, type Item, type RenderedLine } from './register.ts';
 import { flatten, randomRecut } from './recut.ts';
 import { createRng, hash32, type Rng } from './rng.ts';
 import { toJsonl, type LabeledConversation, type PredatorLabel, type Split } from './record.ts';
@@ -741,6 +741,11 @@ export function finishRendering(text: string, excerpt: boolean, sw: Pick<DataSwi
   return { text, tags };
 }
 
+/** Records the onset line of a harmful record whose lines `finishRendering` left intact (see LabeledConversation). */
+export function setOnset(record: LabeledConversation, onsetLine: number | undefined, renderingTags: readonly string[]): void {
+  if (record.label === 1 && onsetLine !== undefined && renderingTags.length === 0) record.onset_line = onsetLine;
+}
+
 export function ageFields(record: LabeledConversation, ageUser1: number, ageUser2: number, rng: Rng): void {
   // Ages: often omitted, sometimes only one side, in all three formats. age_a is user1.
   const mode = rng.next();
@@ -792,13 +797,16 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
     const first: Role = moves[0]?.role ?? 'A';
     const names = speakerNames(rng);
     let conversation: string;
+    let onsetLine: number | undefined;
     if (sw.register) {
-      const items: Item[] = moves.map((m) => ({ side: m.role === first ? 0 : 1, text: swapSynonyms(m.text, 0.35, rng) }));
+      const items: Item[] = moves.map((m) => ({ side: m.role === first ? 0 : 1, text: swapSynonyms(m.text, 0.35, rng), harmful: m.harmful }));
       const r0 = drawRegister(rng, 0.3);
       const r1 = drawRegister(rng, 0.3, r0);
       const regs: [typeof r0, typeof r1] = first === 'A' ? [r0, r1] : [r1, r0];
       if (r0.tidy && r1.tidy) tags.push('tidy');
-      conversation = joinLines(registerLines(items, regs, rng), names);
+      const lines = registerLines(items, regs, rng);
+      onsetLine = firstHarmfulLine(lines);
+      conversation = joinLines(lines, names);
     } else {
       const style: Style = {
         shorthand: rng.chance(0.5) ? 0.5 : 0.05,
@@ -808,6 +816,7 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
         shout: rng.chance(0.1) ? 0.1 : 0,
       };
       conversation = render(moves, first, names, rng, style);
+      onsetLine = firstHarmfulLine(moves);
     }
     const finished = finishRendering(conversation, tags.includes('excerpt'), sw, rng);
     conversation = finished.text;
@@ -818,6 +827,7 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
     const predator: PredatorLabel = label === 1 ? (first === 'A' ? 'user1' : 'user2') : 'neither';
     const record: LabeledConversation = { id, conversation, label, predator, family: familyName, split, source: 'generator' };
     if (tags.length > 0) record.tags = tags;
+    setOnset(record, onsetLine, finished.tags);
     const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
     ageFields(record, ageUser1, ageUser2, rng);
     out.push(record);

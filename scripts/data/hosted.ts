@@ -8,9 +8,9 @@
 // harmful), and a predator who writes long, articulate turns about everyday things would look benign.
 // Hosting both classes in the same real chats leaves only what the guest says to tell them apart.
 
-import { LONG_TURNS, SHORT_TURNS, ageFields, drawExchange, finishRendering, type DataSwitches, type Move } from './generate.ts';
+import { LONG_TURNS, SHORT_TURNS, ageFields, drawExchange, finishRendering, setOnset, type DataSwitches, type Move } from './generate.ts';
 import { turnsOf } from './recut.ts';
-import { drawRegister, joinLines, registerLines, type Item, type Side } from './register.ts';
+import { drawRegister, firstHarmfulLine, joinLines, registerLines, type Item, type Side } from './register.ts';
 import { REAL_REGISTER_SHARE } from './real.ts';
 import { createRng, hash32, type Rng } from './rng.ts';
 import type { LabeledConversation } from './record.ts';
@@ -57,13 +57,14 @@ function hosted(r: LabeledConversation, harmful: boolean, sw: DataSwitches): Lab
   const sideA: Side = rng.chance(0.5) ? 0 : 1;
   const sideB: Side = sideA === 0 ? 1 : 0;
   const host: Item[] = turnsOf(r.conversation).map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
-  const items = splice(host, guest.moves.map((m: Move) => ({ side: m.role === 'A' ? sideA : sideB, text: m.text })), rng);
+  const items = splice(host, guest.moves.map((m: Move) => ({ side: m.role === 'A' ? sideA : sideB, text: m.text, harmful: m.harmful })), rng);
   const tags = ['hosted'];
   const tidyShare = sw.register && rng.chance(REAL_REGISTER_SHARE) ? 0 : 1;
   const r0 = drawRegister(rng, tidyShare);
   const r1 = drawRegister(rng, tidyShare, r0);
   if (tidyShare === 0) tags.push('chat-register');
-  const finished = finishRendering(joinLines(registerLines(items, [r0, r1], rng), ['user1', 'user2']), false, sw, rng);
+  const lines = registerLines(items, [r0, r1], rng);
+  const finished = finishRendering(joinLines(lines, ['user1', 'user2']), false, sw, rng);
   tags.push(...finished.tags);
   if (items.length <= SHORT_TURNS) tags.push('short');
   if (items.length >= LONG_TURNS) tags.push('long');
@@ -78,6 +79,7 @@ function hosted(r: LabeledConversation, harmful: boolean, sw: DataSwitches): Lab
     source: `${r.source}+generator`,
     tags,
   };
+  setOnset(record, firstHarmfulLine(lines), finished.tags);
   const [ageUser1, ageUser2] = sideA === 0 ? [guest.ageA, guest.ageB] : [guest.ageB, guest.ageA];
   ageFields(record, ageUser1, ageUser2, rng);
   return record;

@@ -21,6 +21,12 @@ export interface LabeledConversation {
    * `register-shift`, `in-kind`. Never read by training.
    */
   tags?: string[];
+  /**
+   * Harmful generated records whose lines survive rendering (not flat, not re-cut): the 0-based line of
+   * `conversation` where the first predatory move begins. Every earlier prefix is benign, as an excerpt
+   * without a predatory move is; training reads it to teach the running score where the harm starts.
+   */
+  onset_line?: number;
 }
 
 export function toJsonl(records: Iterable<LabeledConversation>): string {

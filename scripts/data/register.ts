@@ -169,12 +169,21 @@ export type Side = 0 | 1;
 export interface Item {
   side: Side;
   text: string;
+  /** A predator's move (generate.ts `Move.harmful`); carried to the lines it renders as. */
+  harmful?: boolean;
 }
 export interface RenderedLine {
   side: Side;
   text: string;
   /** false: a continuation line without a speaker prefix. */
   prefixed: boolean;
+  harmful?: boolean;
+}
+
+/** 0-based index of the first line rendered from a harmful item, or undefined when none is. */
+export function firstHarmfulLine(lines: readonly { harmful?: boolean }[]): number | undefined {
+  const i = lines.findIndex((l) => l.harmful === true);
+  return i < 0 ? undefined : i;
 }
 
 /**
@@ -185,8 +194,10 @@ export function registerLines(items: readonly Item[], regs: readonly [Register, 
   const joined: Item[] = [];
   for (const it of items) {
     const last = joined[joined.length - 1];
-    if (last !== undefined && last.side === it.side && rng.chance(regs[it.side].join)) last.text += rng.pick([' ', ', ', '. ']) + it.text;
-    else joined.push({ ...it });
+    if (last !== undefined && last.side === it.side && rng.chance(regs[it.side].join)) {
+      last.text += rng.pick([' ', ', ', '. ']) + it.text;
+      if (it.harmful === true) last.harmful = true;
+    } else joined.push({ ...it });
   }
   const out: RenderedLine[] = [];
   let prev: Side | undefined;
@@ -198,7 +209,7 @@ export function registerLines(items: readonly Item[], regs: readonly [Register, 
     for (const p of pieces) {
       if (p === '') continue;
       const prefixed = prev !== it.side || out.length === 0 || !rng.chance(0.3);
-      out.push({ side: it.side, text: p, prefixed });
+      out.push(it.harmful === true ? { side: it.side, text: p, prefixed, harmful: true } : { side: it.side, text: p, prefixed });
       prev = it.side;
     }
   }

@@ -18,6 +18,14 @@ function canonical(text: string): string {
   return t;
 }
 
+/** The predator's stage lines without placeholders, in canonical form. */
+const predatorLines = new Set(
+  [P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_ISOLATE, P.G_SEXUAL, P.G_COMPLY, P.X_HOOK, P.X_DEMAND, P.X_THREAT, P.C_THREAT]
+    .flat()
+    .filter((p) => !p.includes('{'))
+    .map(canonical),
+);
+
 describe('conversation generator', () => {
   it('produces the same corpus for the same seed and a different one for another seed', () => {
     // The register-shift test slice comes after the main records, from its own random stream.
@@ -95,12 +103,6 @@ describe('conversation generator', () => {
   });
 
   it('labels as predator the speaker (as the server maps names to user1/user2) who says the predatory lines', () => {
-    const predatorLines = new Set(
-      [P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_ISOLATE, P.G_SEXUAL, P.G_COMPLY, P.X_HOOK, P.X_DEMAND, P.X_THREAT, P.C_THREAT]
-        .flat()
-        .filter((p) => !p.includes('{'))
-        .map(canonical),
-    );
     let checked = 0;
     let named = 0;
     for (const r of corpus.filter((x) => x.label === 1 && !x.tags?.includes('flat'))) {
@@ -112,5 +114,29 @@ describe('conversation generator', () => {
     }
     expect(checked).toBeGreaterThan(300);
     expect(named).toBeGreaterThan(50);
+  });
+
+  it("knows where the harm starts: onset_line is the predator's first predatory line, in harmful records whose lines survive rendering", () => {
+    const withOnset = corpus.filter((r) => r.onset_line !== undefined);
+    expect(withOnset.length).toBeGreaterThan(500);
+    expect(withOnset.some((r) => r.tags?.includes('excerpt'))).toBe(true);
+    let recognised = 0;
+    for (const r of withOnset) {
+      expect(r.label, r.id).toBe(1);
+      // Flat and re-cut text has lost the lines the onset would point at.
+      expect(r.tags ?? [], r.id).not.toContain('flat');
+      expect(r.tags ?? [], r.id).not.toContain('recut');
+      const onset = r.onset_line as number;
+      expect(onset).toBeLessThan(r.conversation.split('\n').length);
+      const turns = parseTurns(r.conversation);
+      const holding = turns.filter((t) => t.line <= onset).pop();
+      expect(holding?.speaker, r.id).toBe(r.predator);
+      // No predatory line is said before it.
+      for (const t of turns.filter((x) => x.line < (holding?.line ?? 0))) expect(predatorLines.has(canonical(t.text)), `${r.id}: ${t.text}`).toBe(false);
+      if (predatorLines.has(canonical(holding?.text ?? ''))) recognised++;
+    }
+    expect(recognised).toBeGreaterThan(100);
+    // Harmful records rendered flat or re-cut, and every benign record, carry no onset.
+    expect(corpus.filter((r) => r.label === 0 && r.onset_line !== undefined)).toEqual([]);
   });
 });
