@@ -1,6 +1,6 @@
 // Unit tests of the evaluation's shortcut guards (no model): the structure-only baseline detects
 // structure that differs between classes and only that; the short-chat sets are as promised.
-import { curveOf } from '../../scripts/eval/early.ts';
+import { curveOf, onsetLatency, turnOfLine } from '../../scripts/eval/early.ts';
 import { describe, expect, it } from 'vitest';
 import { createRng, type Rng } from '../../scripts/data/rng.ts';
 import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../../scripts/eval/structure-baseline.ts';
@@ -182,5 +182,31 @@ describe('early detection: the eSPD latency curve from first alerts', () => {
     // Shares read at the alert: 0.1, 0.5, 0.5 -> median 0.5; indices 0, 4, 49 -> median 4.
     expect(g.median_first_alert_share).toBe(0.5);
     expect(g.median_first_alert_index).toBe(4);
+  });
+
+  it("finds the onset's turn: the last turn starting at or before the onset line (continuation lines belong to it)", () => {
+    const lines = [0, 1, 3, 6];
+    expect(turnOfLine(lines, 0)).toBe(0);
+    expect(turnOfLine(lines, 2)).toBe(1);
+    expect(turnOfLine(lines, 3)).toBe(2);
+    expect(turnOfLine(lines, 9)).toBe(3);
+    expect(turnOfLine([2], 1)).toBeUndefined();
+  });
+
+  it('measures the lag from the onset to the alert, and counts alerts on the benign prefix before it apart', () => {
+    const o = onsetLatency([
+      { turns: 50, first: 10, onset: 10 },
+      { turns: 50, first: 14, onset: 10 },
+      { turns: 50, first: 40, onset: 10 },
+      { turns: 50, first: 3, onset: 10 },
+      { turns: 50, first: null, onset: 10 },
+      { turns: 50, first: 2 },
+    ]);
+    expect(o.conversations).toBe(5);
+    expect(o.alerted_before_onset).toBe(0.2);
+    expect(o.alerted_after_onset).toBe(0.6);
+    // Lags 0, 4, 30.
+    expect(o.median_messages_after_onset).toBe(4);
+    expect(o.alerted_within_10).toBe(0.4);
   });
 });
