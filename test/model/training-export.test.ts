@@ -31,6 +31,20 @@ const extra: LabeledConversation[] = [
   { id: 'one-turn', conversation: 'hello there', label: 0, predator: 'neither', age_b: '15', family: 'test', split: 'test', source: 'test' },
 ];
 
+// Harm that starts after several segments' worth of small talk, on a line of its own and on a
+// continuation line (which belongs to the turn above it).
+const smallTalk = Array.from({ length: 14 }, (_, i) => `${i % 2 === 0 ? 'sam' : 'kit'}: so what did you have for lunch today at school`);
+const onsetRecords: LabeledConversation[] = [
+  { id: 'onset-own-line', conversation: [...smallTalk, 'sam: dont tell your mom we talk ok', 'kit: ok'].join('\n'), onset_line: 14, label: 1, predator: 'user1', family: 'test', split: 'test', source: 'test' },
+  { id: 'onset-continuation', conversation: [...smallTalk, 'kit: lol', 'send me a pic in the mirror', 'sam: no'].join('\n'), onset_line: 15, label: 1, predator: 'user2', family: 'test', split: 'test', source: 'test' },
+];
+
+/** Runs `lines` in Python after `imports` from scripts/train, and parses the JSON it prints. */
+function trainPy(imports: string, lines: string[]): unknown {
+  const script = ['import json, sys', `sys.path.insert(0, ${JSON.stringify(join(process.cwd(), 'scripts/train'))})`, imports, ...lines].join('\n');
+  return JSON.parse(execFileSync(PY, ['-c', script], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
 describe('training-data export', () => {
   let dir: string;
   let tokenizerPath: string;
@@ -42,7 +56,7 @@ describe('training-data export', () => {
     const corpus = generate({ seed: 3, n: 200 });
     tokenizerPath = join(dir, 'tokenizer.json');
     buildFromCorpus(corpus.map((r) => ({ ...r, split: 'train' })), { size: 1200, minCharCount: 2, minWordCount: 2 }).save(tokenizerPath);
-    records = [...corpus.filter((r) => r.conversation.split('\n').length > 20).slice(0, 3), ...extra];
+    records = [...corpus.filter((r) => r.conversation.split('\n').length > 20).slice(0, 3), ...extra, ...onsetRecords];
     rows = [];
     await exportSegments(records, tokenizerPath, SEGMENT, (row) => {
       rows.push(row);
@@ -62,6 +76,21 @@ describe('training-data export', () => {
     }
   });
 
+  it('marks where the harm starts: the first piece of the turn holding onset_line, counted over all segments', async () => {
+    const tokenizer = loadTokenizer(tokenizerPath);
+    // The pieces before the onset are exactly those of the conversation cut before the onset's turn.
+    const piecesOf = async (text: string) => (await encodeConversation(tokenizer, { conversation: text }, SEGMENT)).segments.reduce((n, s) => n + s.inputIds.length, 0);
+    const lines = (r: LabeledConversation) => r.conversation.split('\n');
+    const own = onsetRecords[0] as LabeledConversation;
+    const cont = onsetRecords[1] as LabeledConversation;
+    const onsetOf = (id: string) => new Set(rows.filter((x) => x.conv === id).map((x) => x.onset_piece));
+    expect(onsetOf(own.id)).toEqual(new Set([await piecesOf(lines(own).slice(0, 14).join('\n'))]));
+    expect(onsetOf(cont.id)).toEqual(new Set([await piecesOf(lines(cont).slice(0, 14).join('\n'))]));
+    expect([...onsetOf(own.id)][0]).toBeGreaterThan(SEGMENT.max_turns);
+    // Records that do not know their onset say so.
+    for (const r of extra) expect(onsetOf(r.id)).toEqual(new Set([-1]));
+  });
+
   it("gives, per conversation, exactly the tensors the server's path builds with toModelInputs", async () => {
     const tokenizer = loadTokenizer(tokenizerPath);
     for (const r of records) {
@@ -79,15 +108,11 @@ describe('training-data export', () => {
   it.skipIf(!hasTorch)('is padded by the Python trainer exactly as toModelInputs pads a server batch', () => {
     const path = join(dir, 'segments.jsonl');
     writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const script = [
-      'import json, sys',
-      `sys.path.insert(0, ${JSON.stringify(join(process.cwd(), 'scripts/train'))})`,
-      'from train import load_conversations, collate',
+    const out = trainPy('from train import load_conversations, collate', [
       `convs = load_conversations(${JSON.stringify(path)})`,
       'ids, spk, ages, owner = collate(convs)',
       'print(json.dumps({"ids": ids.flatten().tolist(), "spk": spk.flatten().tolist(), "ages": ages.flatten().tolist(), "shape": list(ids.shape)}))',
-    ].join('\n');
-    const out = JSON.parse(execFileSync(PY, ['-c', script], { encoding: 'utf8', maxBuffer: 64 << 20 })) as {
+    ]) as {
       ids: number[];
       spk: number[];
       ages: number[];
@@ -99,5 +124,29 @@ describe('training-data export', () => {
     expect(out.ids).toEqual(Array.from(server.input_ids, Number));
     expect(out.spk).toEqual(Array.from(server.speaker_ids, Number));
     expect(new Float32Array(out.ages)).toEqual(server.age_features);
+  });
+
+  it.skipIf(!hasTorch)("teaches the running score 0 before a harmful chat's onset and 1 from it to the end of its segment", () => {
+    const path = join(dir, 'segments-onset.jsonl');
+    writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const out = trainPy('from train import load_conversations, onset_targets', [
+      `convs = sorted([c for c in load_conversations(${JSON.stringify(path)}) if c["id"] in ("onset-own-line", "one-turn")], key=lambda c: c["id"] != "onset-own-line")`,
+      'target, mask = onset_targets(convs, 8)',
+      'print(json.dumps({"target": target.tolist(), "mask": mask.tolist(), "lengths": [len(s[1]) for c in convs for s in c["segments"]]}))',
+    ]) as { target: number[][]; mask: number[][]; lengths: number[] };
+    const onset = rows.find((x) => x.conv === 'onset-own-line')?.onset_piece as number;
+    const segments = rows.filter((x) => x.conv === 'onset-own-line').length;
+    let start = 0;
+    for (let s = 0; s < segments; s++) {
+      const n = out.lengths[s] as number;
+      const expectedMask = start > onset ? 0 : 1;
+      for (let t = 0; t < SEGMENT.max_turns; t++) {
+        expect(out.mask[s]?.[t], `segment ${s} piece ${t}`).toBe(t < n ? expectedMask : 0);
+        expect(out.target[s]?.[t], `segment ${s} piece ${t}`).toBe(t < n && start <= onset && start + t >= onset ? 1 : 0);
+      }
+      start += n;
+    }
+    // A benign chat gets no target here (the benign prefix loss covers it).
+    expect(out.mask[segments]?.every((m) => m === 0)).toBe(true);
   });
 });
