@@ -38,19 +38,23 @@ export function toRequest(r: LabeledConversation): ScoreRequest {
   return req;
 }
 
+/** The turn holding `line`: the last turn starting at or before it (continuation lines belong to it). */
+export function turnOfLine(turnLines: readonly number[], line: number): number | undefined {
+  let turn: number | undefined;
+  for (let i = 0; i < turnLines.length && (turnLines[i] as number) <= line; i++) turn = i;
+  return turn;
+}
+
 /**
- * The first piece of the turn holding `onsetLine` (the last turn starting at or before it), from the
- * encoder's turn map; -1 when that turn has no piece of its own.
+ * The first piece of the turn holding `onsetLine`, from the encoder's turn map; -1 when that turn has
+ * no piece of its own.
  */
 export function onsetPiece(turns: readonly EncodedTurn[], onsetLine: number): number {
-  let previousLast = -1;
-  for (let i = 0; i < turns.length; i++) {
-    const t = turns[i] as EncodedTurn;
-    const next = turns[i + 1];
-    if (next === undefined || next.line > onsetLine) return t.lastPiece > previousLast ? previousLast + 1 : -1;
-    previousLast = t.lastPiece;
-  }
-  return -1;
+  const i = turnOfLine(turns.map((t) => t.line), onsetLine);
+  if (i === undefined) return -1;
+  const previousLast = i === 0 ? -1 : (turns[i - 1] as EncodedTurn).lastPiece;
+  const t = turns[i] as EncodedTurn;
+  return t.lastPiece > previousLast ? previousLast + 1 : -1;
 }
 
 export async function exportSegments(

@@ -5,6 +5,7 @@
 import { explainTurns } from '../../src/scoring/explain.ts';
 import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';
+import { turnOfLine } from '../data/export.ts';
 import { mean } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 
@@ -82,13 +83,6 @@ export function curveOf(rows: readonly AlertRow[]): CurveGroup {
   };
 }
 
-/** The onset's turn: the last turn starting at or before `onsetLine`. */
-export function turnOfLine(turnLines: readonly number[], onsetLine: number): number | undefined {
-  let turn: number | undefined;
-  for (let i = 0; i < turnLines.length && (turnLines[i] as number) <= onsetLine; i++) turn = i;
-  return turn;
-}
-
 export function alertRow(p: Prediction, onsetLine?: number): AlertRow {
   if (p.explanation === undefined) throw new Error('scored without explain');
   const e = explainTurns(p.explanation);
@@ -117,7 +111,8 @@ export async function earlyDetection(scorer: BatchScorer, test: readonly Labeled
   const rows = (await scoreInBatches(scorer, requests)).map((p, i) => alertRow(p, test[i]?.onset_line));
   const pick = (keep: (r: LabeledConversation) => boolean) => rows.filter((_, i) => keep(test[i] as LabeledConversation));
   const isLong = (r: LabeledConversation) => r.tags?.includes('long') ?? false;
-  // One line of flat text is one message: it alerts at 100 % of what it has by construction.
+  // Whole chats with speaker turns, as the real-chat targets are: an excerpt is part of a chat, and one
+  // line of flat text is one message, which alerts at 100 % of what it has by construction.
   const whole = (r: LabeledConversation) => !(r.tags?.includes('flat') ?? false) && !(r.tags?.includes('excerpt') ?? false);
   const noAlert = (group: AlertRow[]) => mean(group.map((r) => (r.first === null ? 1 : 0)));
   return {

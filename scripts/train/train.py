@@ -122,15 +122,20 @@ def rendered_view(conv, rng):
     return {**conv, "segments": segments, "flat": conv["flat"] or flat, "onset": -1}
 
 
-def benign_prefix_loss(turn_logits, spk, seg_label):
-    """Every prefix of a benign conversation is benign, so its running harm after each turn is taught
-    to stay low (the explained running score, and alerts on benign chats, read those outputs). Where
-    in a harmful chat the harm starts is not labelled, so harmful chats add nothing here."""
-    mask = ((spk != 0) & (seg_label < 0.5).unsqueeze(-1)).to(torch.float32)
+def masked_bce(turn_logits, target, mask):
+    """Mean binary cross-entropy of the running harm over the pieces `mask` selects (0 when none is)."""
     if mask.sum() == 0:
         return turn_logits.sum() * 0.0
-    per_turn = F.binary_cross_entropy_with_logits(turn_logits, torch.zeros_like(turn_logits), reduction="none")
+    per_turn = F.binary_cross_entropy_with_logits(turn_logits, target, reduction="none")
     return (per_turn * mask).sum() / mask.sum()
+
+
+def benign_prefix_loss(turn_logits, spk, seg_label):
+    """Every prefix of a benign conversation is benign, so its running harm after each turn is taught
+    to stay low (the explained running score, and alerts on benign chats, read those outputs). A
+    harmful chat's prefixes are onset_loss's, where its onset is known."""
+    mask = ((spk != 0) & (seg_label < 0.5).unsqueeze(-1)).to(torch.float32)
+    return masked_bce(turn_logits, torch.zeros_like(turn_logits), mask)
 
 
 def onset_targets(convs, max_turns):
@@ -159,10 +164,7 @@ def onset_targets(convs, max_turns):
 
 def onset_loss(turn_logits, convs):
     target, mask = onset_targets(convs, turn_logits.shape[1])
-    if mask.sum() == 0:
-        return turn_logits.sum() * 0.0
-    per_turn = F.binary_cross_entropy_with_logits(turn_logits, target, reduction="none")
-    return (per_turn * mask).sum() / mask.sum()
+    return masked_bce(turn_logits, target, mask)
 
 
 def batches(convs, size, shuffle, rng):

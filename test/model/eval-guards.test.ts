@@ -1,7 +1,8 @@
 // Unit tests of the evaluation's shortcut guards (no model): the structure-only baseline detects
 // structure that differs between classes and only that; the short-chat sets are as promised.
-import { curveOf, onsetLatency, turnOfLine } from '../../scripts/eval/early.ts';
+import { curveOf, onsetLatency } from '../../scripts/eval/early.ts';
 import { describe, expect, it } from 'vitest';
+import { turnOfLine } from '../../scripts/data/export.ts';
 import { createRng, type Rng } from '../../scripts/data/rng.ts';
 import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../../scripts/eval/structure-baseline.ts';
 import { ISSUE_EXAMPLES, SHORT_BENIGN_MIN, SHORT_PREDATORY_MIN, shortBenignChats, shortPredatoryChats } from '../../scripts/eval/short-chats.ts';
