@@ -99,27 +99,49 @@ def aggregate(harm_logit, speaker_logits, owner, n):
 
 
 MAX_TURNS = 64  # segment.max_turns of the exported segments (scripts/data/export.ts DEFAULT_SEGMENT)
+MAX_TOKENS_PER_PIECE = 32  # segment.max_tokens_per_turn of the same segments
 
 
 VIEW_CHUNK_TOKENS = (3, 4, 5, 6, 8)
 
 
-def rendered_view(conv, rng):
-    """The same conversation as a moderator's export might render it, built from its pieces: either
-    flat (every speaker unknown, id 3) or re-cut into short lines of 3 to 8 tokens each (drawn per
+def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, max_tokens=MAX_TOKENS_PER_PIECE):
+    """The same conversation as a moderator's export might render it, built from its pieces and
+    segmented in fixed segments of `max_turns` pieces, as the encoder does. Half the views are flat
+    (every speaker unknown, id 3), the rest re-cut into short lines of 3 to 8 tokens each (drawn per
     view: a fixed 5 left the evaluation's 4-word cut moving 11 % of chats), keeping the speaker.
-    Re-segmented in fixed segments of MAX_TURNS pieces, as the encoder does."""
+
+    A flat view keeps one unknown-speaker piece per original piece: flat text that kept its line
+    breaks. At `one_line_rate` it is instead what the server makes of a flat export on one line: a
+    single turn, so all tokens in one stream cut into pieces of `max_tokens` that straddle the
+    messages. The shipped model trains with rate 0; runs 15 and 16 (docs/training.md, "Tried and not
+    kept") found one-line views for sparse moves in one-line flat text at a cost elsewhere.
+
+    The harmful chat's onset moves with its tokens: to the piece holding the onset piece's first token."""
     pieces = [(ids, sp) for inp, spk in conv["segments"] for ids, sp in zip(inp, spk)]
+    onset = conv["onset"]
     flat = rng.random() < 0.5
     chunk_tokens = rng.choice(VIEW_CHUNK_TOKENS)
     out = []
-    for ids, sp in pieces:
-        if flat:
-            out.append((ids, 3))
-        else:
-            out += [(ids[k: k + chunk_tokens], sp) for k in range(0, len(ids), chunk_tokens)]
-    segments = [([p[0] for p in out[k: k + MAX_TURNS]], [p[1] for p in out[k: k + MAX_TURNS]]) for k in range(0, len(out), MAX_TURNS)]
-    return {**conv, "segments": segments, "flat": conv["flat"] or flat, "onset": -1}
+    view_onset = -1
+    # No draw at rate 0, so a run without one-line views reproduces the models trained before them.
+    if flat and one_line_rate > 0 and rng.random() < one_line_rate:
+        stream = []
+        for i, (ids, _) in enumerate(pieces):
+            if i == onset:
+                view_onset = len(stream) // max_tokens
+            stream += ids
+        out = [(stream[k: k + max_tokens], 3) for k in range(0, len(stream), max_tokens)]
+    else:
+        for i, (ids, sp) in enumerate(pieces):
+            if i == onset:
+                view_onset = len(out)
+            if flat:
+                out.append((ids, 3))
+            else:
+                out += [(ids[k: k + chunk_tokens], sp) for k in range(0, len(ids), chunk_tokens)]
+    segments = [([p[0] for p in out[k: k + max_turns]], [p[1] for p in out[k: k + max_turns]]) for k in range(0, len(out), max_turns)]
+    return {**conv, "segments": segments, "flat": conv["flat"] or flat, "onset": view_onset}
 
 
 def masked_bce(turn_logits, target, mask):
@@ -254,6 +276,8 @@ def main():
     ap.add_argument("--weight-decay", type=float, default=1e-3)
     ap.add_argument("--token-dropout", type=float, default=0.2)
     ap.add_argument("--view-rate", type=float, default=0.5, help="share of each batch also trained flat or re-cut (0 turns it off)")
+    ap.add_argument("--view-one-line-rate", type=float, default=0.0, help="share of flat views rendered as one line, as the server reads a one-line flat export (0, the shipped recipe: every flat view keeps the pieces)")
+    ap.add_argument("--view-running", action=argparse.BooleanOptionalAction, default=False, help="also teach views the running-harm losses (benign prefixes, the moved onset); off in the shipped recipe")
     ap.add_argument("--view-consistency", type=float, default=1.0, help="weight pulling a view's probability to the original's")
     ap.add_argument("--prefix-weight", type=float, default=0.8, help="weight of the benign running-harm loss (0 turns it off)")
     ap.add_argument("--onset-weight", type=float, default=0.4, help="weight of the running-harm loss around a harmful chat's known onset (0 turns it off)")
@@ -311,13 +335,20 @@ def main():
                 # re-cut is trained on its label and pulled towards the original's probability.
                 chosen = [i for i in range(len(b)) if view_rng.random() < args.view_rate]
                 if chosen:
-                    views = [rendered_view(b[i], view_rng) for i in chosen]
+                    views = [rendered_view(b[i], view_rng, args.view_one_line_rate) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
                     vtarget = target[chosen]
                     vids, vspk, vages, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)
-                    vh, vs, _ = model(vids, vspk, vages)
+                    vh, vs, vth = model(vids, vspk, vages)
                     vl, _ = aggregate(vh, vs, vowner, len(views))
                     loss = loss + F.binary_cross_entropy_with_logits(vl, y[chosen])
+                    if args.view_running:
+                        # A view's running score follows the same rules as the original's: a benign
+                        # chat stays low however it is cut, a harmful one rises where its onset landed.
+                        if args.prefix_weight > 0:
+                            loss = loss + args.prefix_weight * benign_prefix_loss(vth, vspk, y[chosen][vowner])
+                        if args.onset_weight > 0:
+                            loss = loss + args.onset_weight * onset_loss(vth, views)
                     loss = loss + args.view_consistency * F.mse_loss(torch.sigmoid(vl), torch.sigmoid(cl[chosen]))
             if sided.any():
                 loss = loss + F.nll_loss(torch.log(sp[sided] + 1e-8), target[sided])

@@ -41,6 +41,9 @@ while [[ $# -gt 0 ]]; do
     --pretrained-residual) TRAIN_ARGS+=(--pretrained-residual); shift ;;
     --view-rate) TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
     --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
+    --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
+    --view-one-line-rate) TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
+    --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     -h|--help) sed -n 2,10p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;

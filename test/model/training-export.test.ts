@@ -9,6 +9,7 @@ import { buildFromCorpus } from '../../scripts/data/build-tokenizer.ts';
 import { exportSegments, toRequest, type SegmentRow } from '../../scripts/data/export.ts';
 import { generate } from '../../scripts/data/generate.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
+import { flatten } from '../../scripts/data/recut.ts';
 import { encodeConversation, loadTokenizer, toModelInputs } from '../../src/scoring/encode.ts';
 
 const PY = process.env.PYTHON ?? '/usr/bin/python3';
@@ -148,5 +149,32 @@ describe('training-data export', () => {
     }
     // A benign chat gets no target here (the benign prefix loss covers it).
     expect(out.mask[segments]?.every((m) => m === 0)).toBe(true);
+  });
+
+  it.skipIf(!hasTorch)("renders a one-line flat view exactly as the server encodes the flattened chat, with the onset on the piece holding its first token", async () => {
+    const path = join(dir, 'segments-view.jsonl');
+    writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // An rng whose draws pick a flat view rendered as one line.
+    const out = trainPy('from train import load_conversations, rendered_view', [
+      'class FlatOneLine:',
+      '    def random(self): return 0.0',
+      '    def choice(self, xs): return xs[0]',
+      `views = {c["id"]: rendered_view(c, FlatOneLine(), 1.0, ${SEGMENT.max_turns}, ${SEGMENT.max_tokens_per_turn}) for c in load_conversations(${JSON.stringify(path)})}`,
+      'print(json.dumps({k: {"segments": v["segments"], "onset": v["onset"], "flat": v["flat"]} for k, v in views.items()}))',
+    ]) as Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }>;
+    const tokenizer = loadTokenizer(tokenizerPath);
+    for (const r of records) {
+      const served = await encodeConversation(tokenizer, { conversation: flatten(r.conversation) }, SEGMENT);
+      const view = out[r.id];
+      expect(view?.flat).toBe(true);
+      expect(view?.segments.map(([ids]) => ids)).toEqual(served.segments.map((s) => s.inputIds));
+      expect(view?.segments.map(([, spk]) => spk)).toEqual(served.segments.map((s) => s.speakerIds));
+    }
+    // The onset's line starts after the tokens of everything before it, flattened.
+    const own = onsetRecords[0] as LabeledConversation;
+    const before = await encodeConversation(tokenizer, { conversation: flatten(own.conversation.split('\n').slice(0, 14).join('\n')) }, SEGMENT);
+    const tokensBefore = before.segments.flatMap((s) => s.inputIds).reduce((n, ids) => n + ids.length, 0);
+    expect(out[own.id]?.onset).toBe(Math.floor(tokensBefore / SEGMENT.max_tokens_per_turn));
+    expect(out['one-turn']?.onset).toBe(-1);
   });
 });
