@@ -189,6 +189,16 @@ def onset_loss(turn_logits, convs):
     return masked_bce(turn_logits, target, mask)
 
 
+def add_running_losses(loss, turn_logits, spk, seg_label, convs, args):
+    """`loss` plus the weighted running-harm losses of one batch (benign prefixes stay low, harm rises
+    at a known onset), each left out at weight 0."""
+    if args.prefix_weight > 0:
+        loss = loss + args.prefix_weight * benign_prefix_loss(turn_logits, spk, seg_label)
+    if args.onset_weight > 0:
+        loss = loss + args.onset_weight * onset_loss(turn_logits, convs)
+    return loss
+
+
 def batches(convs, size, shuffle, rng):
     # Bucket by length so padding stays small; shuffle bucket order each epoch.
     idx = sorted(range(len(convs)), key=lambda i: sum(len(s[1]) for s in convs[i]["segments"]))
@@ -326,10 +336,7 @@ def main():
             y = torch.tensor([c["label"] for c in b], dtype=torch.float32)
             sided = torch.tensor([not c["flat"] for c in b])
             loss = F.binary_cross_entropy_with_logits(cl, y)
-            if args.prefix_weight > 0:
-                loss = loss + args.prefix_weight * benign_prefix_loss(th, spk, y[owner])
-            if args.onset_weight > 0:
-                loss = loss + args.onset_weight * onset_loss(th, b)
+            loss = add_running_losses(loss, th, spk, y[owner], b, args)
             if args.view_rate > 0:
                 # The score must not follow how the chat was cut into lines: the same chat flat or
                 # re-cut is trained on its label and pulled towards the original's probability.
@@ -345,10 +352,7 @@ def main():
                     if args.view_running:
                         # A view's running score follows the same rules as the original's: a benign
                         # chat stays low however it is cut, a harmful one rises where its onset landed.
-                        if args.prefix_weight > 0:
-                            loss = loss + args.prefix_weight * benign_prefix_loss(vth, vspk, y[chosen][vowner])
-                        if args.onset_weight > 0:
-                            loss = loss + args.onset_weight * onset_loss(vth, views)
+                        loss = add_running_losses(loss, vth, vspk, y[chosen][vowner], views, args)
                     loss = loss + args.view_consistency * F.mse_loss(torch.sigmoid(vl), torch.sigmoid(cl[chosen]))
             if sided.any():
                 loss = loss + F.nll_loss(torch.log(sp[sided] + 1e-8), target[sided])
