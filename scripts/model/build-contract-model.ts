@@ -53,7 +53,7 @@ const manifest: ModelManifest = {
   version: '0.0.1',
   created: new Date(0).toISOString(),
   files: { 'model.onnx': fileEntry('model.onnx'), 'tokenizer.json': fileEntry('tokenizer.json') },
-  segment: { max_turns: 64, max_tokens_per_turn: 32 },
+  segment: { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 },
   age_features: { size: 8, description: 'see docs/model-contract.md' },
   calibration: { method: 'temperature', temperature: 1.0, bias: 0.0 },
   aggregation: { method: 'max-harm, harm-weighted-speaker' },

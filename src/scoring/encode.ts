@@ -55,6 +55,16 @@ export const SPEAKER_IDS = { user1: 1, user2: 2, unknown: 3 } as const;
 const PAD_ID = 0;
 const LITTLE_ENDIAN = endianness() === 'LE';
 
+/**
+ * Most tokens per piece for a speaker. A flat export runs many messages together in one line, so
+ * contract 4 cuts unknown-speaker turns into pieces about one chat message long; turns with a speaker
+ * are single messages and keep `max_tokens_per_turn`.
+ */
+export function pieceTokens(segment: ModelManifest['segment']): (speakerId: number) => number {
+  const flat = segment.max_tokens_per_flat_piece ?? segment.max_tokens_per_turn;
+  return (speakerId) => (speakerId === SPEAKER_IDS.unknown ? flat : segment.max_tokens_per_turn);
+}
+
 /** The id used when a conversation yields no tokens at all: the tokenizer's unknown token. */
 function emptyConversationId(tokenizer: Tokenizer): number {
   const unk = tokenizer.tokenToId('[UNK]') ?? tokenizer.tokenToId('<unk>');
@@ -165,17 +175,19 @@ export async function encodeConversation(
     if (t.includes(PAD_ID)) t = t.filter((id) => id !== PAD_ID);
     turnIds[i] = { speakerId: SPEAKER_IDS[(turns[i] as ParsedTurn).speaker], ids: t };
   }
+  const maxTokens = pieceTokens(segment);
   let located: EncodedTurn[] | undefined;
   if (request.explain === true) {
     located = new Array<EncodedTurn>(turns.length);
     let piecesSoFar = 0;
     for (let i = 0; i < turns.length; i++) {
-      piecesSoFar += pieceCount((turnIds[i] as { ids: number[] }).ids.length, segment.max_tokens_per_turn);
-      const t = turns[i] as ParsedTurn;
-      located[i] = { line: t.line, speaker: t.speaker, lastPiece: piecesSoFar - 1 };
+      const t = turnIds[i] as { speakerId: number; ids: number[] };
+      piecesSoFar += pieceCount(t.ids.length, maxTokens(t.speakerId));
+      const parsed = turns[i] as ParsedTurn;
+      located[i] = { line: parsed.line, speaker: parsed.speaker, lastPiece: piecesSoFar - 1 };
     }
   }
-  let pieces: Piece[] = toPieces(turnIds, segment.max_tokens_per_turn);
+  let pieces: Piece[] = toPieces(turnIds, maxTokens);
   if (pieces.length === 0) {
     // Nothing tokenizable (e.g. only whitespace): one user1 piece of the unknown token, never an empty segment.
     pieces = [emptyPiece(tokenizer)];

@@ -18,9 +18,9 @@ export const REQUIRED_OUTPUTS = ['harm_logit', 'speaker_logits', 'turn_harm_logi
 const REQUIRED_FILES = ['model.onnx', 'tokenizer.json'] as const;
 const SPEAKER_LABELS = ['user1', 'user2', 'neither'];
 
-/** The tensors and labels docs/model-contract.md (version 3) fixes, as every manifest states them. */
+/** The tensors and labels docs/model-contract.md (version 4) fixes, as every new manifest states them. */
 export const CONTRACT: Pick<ModelManifest, 'contract_version' | 'inputs' | 'outputs' | 'labels'> = {
-  contract_version: 3,
+  contract_version: 4,
   inputs: {
     input_ids: { dtype: 'int64', shape: ['batch', 'turns', 'tokens'] },
     speaker_ids: { dtype: 'int64', shape: ['batch', 'turns'] },
@@ -53,10 +53,11 @@ export function validateManifest(value: unknown): ModelManifest {
     throw new ModelPackageError(`manifest.json: ${what}`);
   };
   if (!isRecord(value)) return fail('not a JSON object');
-  if (value.contract_version !== CONTRACT.contract_version) {
-    // Version 1 packages never saw speaker id 3 (flat text); version 2 packages lack the per-turn
-    // output that explanations read and were trained on balanced rather than fixed-size segments.
-    fail(`contract_version must be ${CONTRACT.contract_version} (older packages lack flat-text speakers or per-turn outputs: retrain with npm run train), got ${JSON.stringify(value.contract_version)}`);
+  // Version 1 packages never saw speaker id 3 (flat text); version 2 packages lack the per-turn output
+  // that explanations read and were trained on balanced rather than fixed-size segments. Version 3
+  // packages differ from 4 only in how flat text is cut, which their manifest says (see segment).
+  if (value.contract_version !== 3 && value.contract_version !== CONTRACT.contract_version) {
+    fail(`contract_version must be 3 or ${CONTRACT.contract_version} (older packages lack flat-text speakers or per-turn outputs: retrain with npm run train), got ${JSON.stringify(value.contract_version)}`);
   }
   if (typeof value.name !== 'string' || value.name === '') fail('name must be a non-empty string');
   if (typeof value.version !== 'string' || value.version === '') fail('version must be a non-empty string');
@@ -82,7 +83,15 @@ export function validateManifest(value: unknown): ModelManifest {
   }
   const segment = value.segment;
   if (!isRecord(segment) || !positiveInt(segment.max_turns) || !positiveInt(segment.max_tokens_per_turn)) {
-    fail('segment.max_turns and segment.max_tokens_per_turn must be positive integers');
+    return fail('segment.max_turns and segment.max_tokens_per_turn must be positive integers');
+  }
+  // A model trained on one cut of flat text and served another would read flat exports wrongly, so the
+  // cut is stated, never assumed: version 4 names it, version 3 (one cut for every turn) must not.
+  if (value.contract_version === 3 && segment.max_tokens_per_flat_piece !== undefined) {
+    fail('segment.max_tokens_per_flat_piece needs contract_version 4 (version 3 cuts flat text like any turn)');
+  }
+  if (value.contract_version !== 3 && !positiveInt(segment.max_tokens_per_flat_piece)) {
+    fail(`segment.max_tokens_per_flat_piece must be a positive integer in contract_version ${CONTRACT.contract_version}`);
   }
   if (!isRecord(value.age_features) || value.age_features.size !== 8) fail('age_features.size must be 8');
   const cal = value.calibration;

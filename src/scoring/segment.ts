@@ -11,13 +11,17 @@ export function pieceCount(tokens: number, maxTokens: number): number {
   return Math.ceil(tokens / maxTokens);
 }
 
-/** Cuts each turn's token ids into consecutive pieces of at most `maxTokens` ids; empty turns vanish. */
-export function toPieces(turns: Array<{ speakerId: number; ids: number[] }>, maxTokens: number): Piece[] {
+/**
+ * Cuts each turn's token ids into consecutive pieces of at most `maxTokens(speakerId)` ids; empty
+ * turns vanish.
+ */
+export function toPieces(turns: Array<{ speakerId: number; ids: number[] }>, maxTokens: (speakerId: number) => number): Piece[] {
   const pieces: Piece[] = [];
   for (const t of turns) {
-    const n = pieceCount(t.ids.length, maxTokens);
+    const size = maxTokens(t.speakerId);
+    const n = pieceCount(t.ids.length, size);
     if (n === 1) pieces.push(t);
-    else for (let k = 0; k < n; k++) pieces.push({ speakerId: t.speakerId, ids: t.ids.slice(k * maxTokens, (k + 1) * maxTokens) });
+    else for (let k = 0; k < n; k++) pieces.push({ speakerId: t.speakerId, ids: t.ids.slice(k * size, (k + 1) * size) });
   }
   return pieces;
 }

@@ -67,8 +67,8 @@ export interface Prediction {
 
 /** The parts of manifest.json the service reads. See docs/model-contract.md. */
 export interface ModelManifest {
-  /** Version of docs/model-contract.md this model satisfies. */
-  contract_version: 3;
+  /** Version of docs/model-contract.md this model satisfies (3 is still served, see segment). */
+  contract_version: 3 | 4;
   name: string;
   version: string;
   created?: string;
@@ -76,7 +76,12 @@ export interface ModelManifest {
   inputs: Record<string, { dtype: string; shape: Array<string | number> }>;
   outputs: Record<string, { dtype: string; shape: Array<string | number> }>;
   labels: { harmful: string[]; speaker: Attribution[] };
-  segment: { max_turns: number; max_tokens_per_turn: number };
+  segment: {
+    max_turns: number;
+    max_tokens_per_turn: number;
+    /** Contract 4: piece length for turns of the unknown speaker (flat text); contract 3 uses max_tokens_per_turn. */
+    max_tokens_per_flat_piece?: number;
+  };
   age_features: { size: number; description?: string };
   calibration: { method: 'temperature'; temperature: number; bias: number };
   aggregation?: { method: string };

@@ -60,8 +60,15 @@ describe('the model package is verified at load', () => {
 
   it('accepts the fixture package and returns its manifest', async () => {
     const m = await loadModelPackage(FIXTURE);
-    expect(m.contract_version).toBe(3);
-    expect(m.segment).toEqual({ max_turns: 64, max_tokens_per_turn: 32 });
+    expect(m.contract_version).toBe(4);
+    expect(m.segment).toEqual({ max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 });
+  });
+
+  it('still accepts a contract 3 package, which names no flat piece length', () => {
+    const m = manifestJson();
+    m.contract_version = 3;
+    delete (m.segment as Record<string, unknown>).max_tokens_per_flat_piece;
+    expect(validateManifest(m).segment).toEqual({ max_turns: 64, max_tokens_per_turn: 32 });
   });
 
   it('rejects a file whose SHA-256 does not match the manifest', async () => {
@@ -93,6 +100,8 @@ describe('the model package is verified at load', () => {
     ['a missing output', (m: Record<string, unknown>) => delete (m.outputs as Record<string, unknown>).harm_logit, /outputs/],
     ['speaker labels', (m: Record<string, unknown>) => ((m.labels as Record<string, unknown>).speaker = ['a', 'b', 'c']), /labels/],
     ['segment', (m: Record<string, unknown>) => ((m.segment as Record<string, unknown>).max_turns = 0), /segment/],
+    ['contract 4 without a flat piece length', (m: Record<string, unknown>) => delete (m.segment as Record<string, unknown>).max_tokens_per_flat_piece, /max_tokens_per_flat_piece/],
+    ['contract 3 with a flat piece length', (m: Record<string, unknown>) => (m.contract_version = 3), /max_tokens_per_flat_piece needs contract_version 4/],
     ['age size', (m: Record<string, unknown>) => ((m.age_features as Record<string, unknown>).size = 4), /age_features/],
     ['temperature', (m: Record<string, unknown>) => ((m.calibration as Record<string, unknown>).temperature = 0), /calibration/],
   ])('rejects a manifest with a bad %s', (_name, mutate, message) => {
@@ -116,7 +125,7 @@ describe('the model package is verified at load', () => {
 describe.each([
   ['the contract fixture model', FIXTURE],
   ['the shipped model', join(import.meta.dirname, '../../../models/conversation-risk')],
-])('per-turn output of %s (contract 3): the segment cut after each piece, for the rows asked', (_name, dir) => {
+])('per-turn output of %s (since contract 3): the segment cut after each piece, for the rows asked', (_name, dir) => {
   let session: ort.InferenceSession;
   let tokenizer: ReturnType<typeof loadTokenizer>;
   beforeAll(async () => {

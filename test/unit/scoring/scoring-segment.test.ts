@@ -2,21 +2,33 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from 'tokenizers';
 import { describe, expect, it } from 'vitest';
-import { encodeConversation, loadTokenizer, toModelInputs } from '../../../src/scoring/encode.ts';
+import { encodeConversation, loadTokenizer, pieceTokens, toModelInputs } from '../../../src/scoring/encode.ts';
 import { segmentPieces, segmentSizes, toPieces } from '../../../src/scoring/segment.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../fixtures/contract-model');
 
 describe('pieces: a turn longer than max_tokens_per_turn is cut into consecutive pieces', () => {
   it('cuts 7 tokens at max 3 into 3 + 3 + 1 keeping the speaker', () => {
-    expect(toPieces([{ speakerId: 2, ids: [1, 2, 3, 4, 5, 6, 7] }], 3)).toEqual([
+    expect(toPieces([{ speakerId: 2, ids: [1, 2, 3, 4, 5, 6, 7] }], () => 3)).toEqual([
       { speakerId: 2, ids: [1, 2, 3] },
       { speakerId: 2, ids: [4, 5, 6] },
       { speakerId: 2, ids: [7] },
     ]);
   });
   it('keeps a turn of exactly max tokens whole and drops a turn with no tokens', () => {
-    expect(toPieces([{ speakerId: 1, ids: [5, 6, 7] }, { speakerId: 2, ids: [] }], 3)).toEqual([{ speakerId: 1, ids: [5, 6, 7] }]);
+    expect(toPieces([{ speakerId: 1, ids: [5, 6, 7] }, { speakerId: 2, ids: [] }], () => 3)).toEqual([{ speakerId: 1, ids: [5, 6, 7] }]);
+  });
+});
+
+describe('pieces of flat text: contract 4 cuts unknown-speaker turns at max_tokens_per_flat_piece', () => {
+  const v4 = { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 };
+  it('cuts turns of the unknown speaker (3) at the flat piece length and every other turn at max_tokens_per_turn', () => {
+    const size = pieceTokens(v4);
+    expect([size(1), size(2), size(3)]).toEqual([32, 32, 8]);
+  });
+  it('cuts flat text like any turn under contract 3, which names no flat piece length', () => {
+    const size = pieceTokens({ max_turns: 64, max_tokens_per_turn: 32 });
+    expect([size(1), size(3)]).toEqual([32, 32]);
   });
 });
 
@@ -82,6 +94,29 @@ describe('encodeConversation: the shared encoder', () => {
     // 9 turns x 10 tokens at 4 per piece = 27 pieces: 6 segments of 4, then 3.
     expect(enc.segments.map((s) => s.inputIds.length)).toEqual([4, 4, 4, 4, 4, 4, 3]);
     expect(enc.segments.flatMap((s) => s.inputIds).every((ids) => ids.length <= 4 && ids.length > 0)).toBe(true);
+  });
+
+  it('cuts a one-line flat export into pieces of max_tokens_per_flat_piece, about one chat message each', async () => {
+    const words = 'hey how was school today did you play the game with your friends and what about tomorrow tonight'.split(' ');
+    const ids = words.map((w) => tokenizer.tokenToId(w));
+    const enc = await encodeConversation(tokenizer, { conversation: words.join(' ') }, { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 });
+    expect(enc.segments[0]!.inputIds).toEqual([ids.slice(0, 8), ids.slice(8, 16), ids.slice(16)]);
+    expect(enc.segments[0]!.speakerIds).toEqual([3, 3, 3]);
+    // The same words with a speaker stay one piece: a prefixed line is one message.
+    const sided = await encodeConversation(tokenizer, { conversation: `user1: ${words.join(' ')}` }, { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 });
+    expect(sided.segments[0]!.inputIds).toEqual([ids]);
+  });
+
+  it('locates explained flat turns by the same cut, so each turn ends at its last piece', async () => {
+    const line = 'hey how was school today did you play the game with your friends';
+    const enc = await encodeConversation(
+      tokenizer,
+      { conversation: `${line}
+ok`, explain: true },
+      { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 },
+    );
+    expect(enc.turns?.map((t) => t.lastPiece)).toEqual([1, 2]);
+    expect(enc.segments[0]!.inputIds).toHaveLength(3);
   });
 
   it('never puts the padding id 0 inside a real turn, even for a literal [PAD] in the text', async () => {
