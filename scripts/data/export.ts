@@ -13,7 +13,9 @@ import type { ModelManifest, ScoreRequest } from '../../src/scoring/types.ts';
 import { parseJsonl, type LabeledConversation } from './record.ts';
 
 /** The segment shape the shipped model is trained for (docs/model-contract.md, manifest `segment`). */
-export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32 };
+// Flat text is cut like any turn by default (contract 3); `npm run train -- --flat-piece-tokens 8`
+// trains a contract 4 model that cuts it into message-sized pieces (docs/training.md, run 18).
+export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 32 };
 
 export interface SegmentRow {
   conv: string;
@@ -102,6 +104,7 @@ if (import.meta.main) {
       out: { type: 'string' },
       'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
       'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
+      'max-flat-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_flat_piece) },
     },
   });
   if (!values.corpus || !values.tokenizer || !values.out) throw new Error('usage: export.ts --corpus c.jsonl --tokenizer t.json --out s.jsonl');
@@ -109,7 +112,17 @@ if (import.meta.main) {
   mkdirSync(dirname(values.out), { recursive: true });
   const out = createWriteStream(values.out);
   let rows = 0;
-  await exportSegments(records, values.tokenizer, { max_turns: Number(values['max-turns']), max_tokens_per_turn: Number(values['max-tokens']) }, async (row) => {
+  const segment = {
+    max_turns: Number(values['max-turns']),
+    max_tokens_per_turn: Number(values['max-tokens']),
+    max_tokens_per_flat_piece: Number(values['max-flat-tokens']),
+  };
+  // Training's flat views cut each exported piece at the flat length; that cuts a turn exactly as the
+  // server does only when the flat length divides the piece length.
+  if (segment.max_tokens_per_turn % segment.max_tokens_per_flat_piece !== 0) {
+    throw new Error(`--max-flat-tokens (${segment.max_tokens_per_flat_piece}) must divide --max-tokens (${segment.max_tokens_per_turn})`);
+  }
+  await exportSegments(records, values.tokenizer, segment, async (row) => {
     rows++;
     if (!out.write(JSON.stringify(row) + '\n')) await once(out, 'drain');
   });

@@ -21,6 +21,16 @@ interface TrainingInfo {
   pretrained_vectors?: boolean;
 }
 
+/**
+ * The contract a segment shape needs: version 4 only when flat text is cut shorter than other turns.
+ * Cut alike, the package is version 3 (no flat length named), which every server since version 3 reads.
+ */
+export function contractOf(segment: ModelManifest['segment']): Pick<ModelManifest, 'contract_version' | 'segment'> {
+  const { max_tokens_per_flat_piece: flat, ...rest } = segment;
+  if (flat === undefined || flat === segment.max_tokens_per_turn) return { contract_version: 3, segment: rest };
+  return { contract_version: 4, segment };
+}
+
 export async function writeManifest(options: {
   dir: string;
   version: string;
@@ -35,11 +45,11 @@ export async function writeManifest(options: {
   }
   const manifest: ModelManifest = {
     ...CONTRACT,
+    ...contractOf(options.segment ?? DEFAULT_SEGMENT),
     name: 'conversation-risk',
     version: options.version,
     created: new Date().toISOString(),
     files,
-    segment: options.segment ?? DEFAULT_SEGMENT,
     age_features: {
       size: 8,
       description: 'per speaker (user1 then user2): present, p_minor, lo/100, hi/100',
@@ -69,13 +79,18 @@ if (import.meta.main) {
       version: { type: 'string', default: '3.2.0' },
       'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
       'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
+      'max-flat-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_flat_piece) },
     },
   });
   if (!values.dir || !values.summary) throw new Error('usage: package.ts --dir DIR --summary corpus.summary.json');
   await writeManifest({
     dir: values.dir,
     version: values.version,
-    segment: { max_turns: Number(values['max-turns']), max_tokens_per_turn: Number(values['max-tokens']) },
+    segment: {
+      max_turns: Number(values['max-turns']),
+      max_tokens_per_turn: Number(values['max-tokens']),
+      max_tokens_per_flat_piece: Number(values['max-flat-tokens']),
+    },
     summary: JSON.parse(readFileSync(values.summary, 'utf8')) as Record<string, unknown>,
   });
   console.error(`manifest -> ${join(values.dir, 'manifest.json')}`);

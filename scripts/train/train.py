@@ -99,23 +99,27 @@ def aggregate(harm_logit, speaker_logits, owner, n):
 
 
 MAX_TURNS = 64  # segment.max_turns of the exported segments (scripts/data/export.ts DEFAULT_SEGMENT)
-MAX_TOKENS_PER_PIECE = 32  # segment.max_tokens_per_turn of the same segments
+# segment.max_tokens_per_flat_piece (--flat-piece-tokens): pieces of unknown-speaker turns. It divides
+# max_tokens_per_turn (export.ts checks), so cutting each piece of a turn at it cuts the turn as the
+# server does. The default cuts flat text like any turn (contract 3).
+MAX_TOKENS_PER_FLAT_PIECE = 32
 
 
 VIEW_CHUNK_TOKENS = (3, 4, 5, 6, 8)
 
 
-def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, max_tokens=MAX_TOKENS_PER_PIECE):
+def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, flat_tokens=MAX_TOKENS_PER_FLAT_PIECE):
     """The same conversation as a moderator's export might render it, built from its pieces and
     segmented in fixed segments of `max_turns` pieces, as the encoder does. Half the views are flat
     (every speaker unknown, id 3), the rest re-cut into short lines of 3 to 8 tokens each (drawn per
     view: a fixed 5 left the evaluation's 4-word cut moving 11 % of chats), keeping the speaker.
 
-    A flat view keeps one unknown-speaker piece per original piece: flat text that kept its line
-    breaks. At `one_line_rate` it is instead what the server makes of a flat export on one line: a
-    single turn, so all tokens in one stream cut into pieces of `max_tokens` that straddle the
-    messages. The shipped model trains with rate 0; runs 15 and 16 (docs/training.md, "Tried and not
-    kept") found one-line views for sparse moves in one-line flat text at a cost elsewhere.
+    A flat view is flat text that kept its line breaks: each original piece becomes unknown-speaker
+    pieces of at most `flat_tokens`, as the server cuts an unknown-speaker turn. At `one_line_rate` it
+    is instead what the server makes of a flat export on one line: a single turn, so all tokens in one
+    stream cut into pieces of `flat_tokens` that straddle the messages. The shipped model trains with
+    rate 0; runs 15 and 16 (docs/training.md, "Tried and not kept") found one-line views for sparse
+    moves in one-line flat text at a cost elsewhere.
 
     The harmful chat's onset moves with its tokens: to the piece holding the onset piece's first token."""
     pieces = [(ids, sp) for inp, spk in conv["segments"] for ids, sp in zip(inp, spk)]
@@ -129,15 +133,15 @@ def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, max_tokens=
         stream = []
         for i, (ids, _) in enumerate(pieces):
             if i == onset:
-                view_onset = len(stream) // max_tokens
+                view_onset = len(stream) // flat_tokens
             stream += ids
-        out = [(stream[k: k + max_tokens], 3) for k in range(0, len(stream), max_tokens)]
+        out = [(stream[k: k + flat_tokens], 3) for k in range(0, len(stream), flat_tokens)]
     else:
         for i, (ids, sp) in enumerate(pieces):
             if i == onset:
                 view_onset = len(out)
             if flat:
-                out.append((ids, 3))
+                out += [(ids[k: k + flat_tokens], 3) for k in range(0, len(ids), flat_tokens)]
             else:
                 out += [(ids[k: k + chunk_tokens], sp) for k in range(0, len(ids), chunk_tokens)]
     segments = [([p[0] for p in out[k: k + max_turns]], [p[1] for p in out[k: k + max_turns]]) for k in range(0, len(out), max_turns)]
@@ -288,6 +292,7 @@ def main():
     ap.add_argument("--view-rate", type=float, default=0.5, help="share of each batch also trained flat or re-cut (0 turns it off)")
     ap.add_argument("--view-one-line-rate", type=float, default=0.0, help="share of flat views rendered as one line, as the server reads a one-line flat export (0, the shipped recipe: every flat view keeps the pieces)")
     ap.add_argument("--view-running", action=argparse.BooleanOptionalAction, default=False, help="also teach views the running-harm losses (benign prefixes, the moved onset); off in the shipped recipe")
+    ap.add_argument("--flat-piece-tokens", type=int, default=MAX_TOKENS_PER_FLAT_PIECE, help="segment.max_tokens_per_flat_piece the segments were exported with (export.ts --max-flat-tokens)")
     ap.add_argument("--view-consistency", type=float, default=1.0, help="weight pulling a view's probability to the original's")
     ap.add_argument("--prefix-weight", type=float, default=0.8, help="weight of the benign running-harm loss (0 turns it off)")
     ap.add_argument("--onset-weight", type=float, default=0.4, help="weight of the running-harm loss around a harmful chat's known onset (0 turns it off)")
@@ -342,7 +347,7 @@ def main():
                 # re-cut is trained on its label and pulled towards the original's probability.
                 chosen = [i for i in range(len(b)) if view_rng.random() < args.view_rate]
                 if chosen:
-                    views = [rendered_view(b[i], view_rng, args.view_one_line_rate) for i in chosen]
+                    views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
                     vtarget = target[chosen]
                     vids, vspk, vages, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)

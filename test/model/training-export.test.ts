@@ -1,21 +1,24 @@
 // The training-data export and the server must feed the model identical tensors for the same
 // conversation: both run src/scoring/encode.ts, and Python's padding must equal toModelInputs.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildFromCorpus } from '../../scripts/data/build-tokenizer.ts';
 import { exportSegments, toRequest, type SegmentRow } from '../../scripts/data/export.ts';
+import { contractOf } from '../../scripts/train/package.ts';
+import { validateManifest } from '../../src/scoring/model-package.ts';
 import { generate } from '../../scripts/data/generate.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { flatten } from '../../scripts/data/recut.ts';
+import { parseTurns } from '../../src/scoring/conversation.ts';
 import { encodeConversation, loadTokenizer, toModelInputs } from '../../src/scoring/encode.ts';
 
 const PY = process.env.PYTHON ?? '/usr/bin/python3';
 const hasTorch = spawnSync(PY, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;
 // Small shapes so that pieces and several segments occur in short conversations.
-const SEGMENT = { max_turns: 8, max_tokens_per_turn: 6 };
+const SEGMENT = { max_turns: 8, max_tokens_per_turn: 6, max_tokens_per_flat_piece: 3 };
 
 const extra: LabeledConversation[] = [
   {
@@ -44,6 +47,22 @@ const onsetRecords: LabeledConversation[] = [
 function trainPy(imports: string, lines: string[]): unknown {
   const script = ['import json, sys', `sys.path.insert(0, ${JSON.stringify(join(process.cwd(), 'scripts/train'))})`, imports, ...lines].join('\n');
   return JSON.parse(execFileSync(PY, ['-c', script], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/**
+ * train.py's rendered_view of every exported conversation, with an rng whose draws always pick a flat
+ * view, rendered as one line when `oneLineRate` is 1.
+ */
+function flatViews(rows: readonly SegmentRow[], oneLineRate: number): Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }> {
+  const path = join(mkdtempSync(join(tmpdir(), 'views-')), 'segments.jsonl');
+  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return trainPy('from train import load_conversations, rendered_view', [
+    'class Flat:',
+    '    def random(self): return 0.0',
+    '    def choice(self, xs): return xs[0]',
+    `views = {c["id"]: rendered_view(c, Flat(), ${oneLineRate}, ${SEGMENT.max_turns}, ${SEGMENT.max_tokens_per_flat_piece}) for c in load_conversations(${JSON.stringify(path)})}`,
+    'print(json.dumps({k: {"segments": v["segments"], "onset": v["onset"], "flat": v["flat"]} for k, v in views.items()}))',
+  ]) as Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }>;
 }
 
 describe('training-data export', () => {
@@ -152,16 +171,8 @@ describe('training-data export', () => {
   });
 
   it.skipIf(!hasTorch)("renders a one-line flat view exactly as the server encodes the flattened chat, with the onset on the piece holding its first token", async () => {
-    const path = join(dir, 'segments-view.jsonl');
-    writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    // An rng whose draws pick a flat view rendered as one line.
-    const out = trainPy('from train import load_conversations, rendered_view', [
-      'class FlatOneLine:',
-      '    def random(self): return 0.0',
-      '    def choice(self, xs): return xs[0]',
-      `views = {c["id"]: rendered_view(c, FlatOneLine(), 1.0, ${SEGMENT.max_turns}, ${SEGMENT.max_tokens_per_turn}) for c in load_conversations(${JSON.stringify(path)})}`,
-      'print(json.dumps({k: {"segments": v["segments"], "onset": v["onset"], "flat": v["flat"]} for k, v in views.items()}))',
-    ]) as Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }>;
+    // An rng whose draws pick a flat view, here rendered as one line.
+    const out = flatViews(rows, 1.0);
     const tokenizer = loadTokenizer(tokenizerPath);
     for (const r of records) {
       const served = await encodeConversation(tokenizer, { conversation: flatten(r.conversation) }, SEGMENT);
@@ -174,7 +185,37 @@ describe('training-data export', () => {
     const own = onsetRecords[0] as LabeledConversation;
     const before = await encodeConversation(tokenizer, { conversation: flatten(own.conversation.split('\n').slice(0, 14).join('\n')) }, SEGMENT);
     const tokensBefore = before.segments.flatMap((s) => s.inputIds).reduce((n, ids) => n + ids.length, 0);
-    expect(out[own.id]?.onset).toBe(Math.floor(tokensBefore / SEGMENT.max_tokens_per_turn));
+    expect(out[own.id]?.onset).toBe(Math.floor(tokensBefore / SEGMENT.max_tokens_per_flat_piece));
     expect(out['one-turn']?.onset).toBe(-1);
+  });
+
+  it.skipIf(!hasTorch)('renders a flat view that kept its line breaks exactly as the server encodes each message on a line of its own', async () => {
+    // Flat, but not one line (rate 0): each message becomes unknown-speaker pieces of the flat length.
+    const out = flatViews(rows, 0.0);
+    const tokenizer = loadTokenizer(tokenizerPath);
+    // One message per line; a message's own line breaks become spaces, which tokenize alike. A line
+    // that then reads as `name: text` would not be flat, so such records are left out.
+    const rendered = records
+      .map((r) => ({ r, lines: parseTurns(r.conversation).map((t) => t.text.replace(/\s*\n\s*/g, ' ')).join('\n') }))
+      .filter(({ lines }) => parseTurns(lines).every((t) => t.speaker === 'unknown'));
+    expect(rendered.length).toBeGreaterThanOrEqual(records.length - 1);
+    for (const { r, lines } of rendered) {
+      const served = await encodeConversation(tokenizer, { conversation: lines }, SEGMENT);
+      expect(out[r.id]?.segments.map(([ids]) => ids), r.id).toEqual(served.segments.map((s) => s.inputIds));
+      expect(out[r.id]?.segments.map(([, spk]) => spk), r.id).toEqual(served.segments.map((s) => s.speakerIds));
+    }
+  });
+});
+
+describe('model package: the contract version follows how flat text was cut', () => {
+  const fixture = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/contract-model/manifest.json'), 'utf8')) as Record<string, unknown>;
+  it.each([
+    [{ max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 32 }, 3, { max_turns: 64, max_tokens_per_turn: 32 }],
+    [{ max_turns: 64, max_tokens_per_turn: 32 }, 3, { max_turns: 64, max_tokens_per_turn: 32 }],
+    [{ max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 }, 4, { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 }],
+  ])('segment %j is written as contract %i, which the server accepts', (segment, version, written) => {
+    const c = contractOf(segment);
+    expect(c).toEqual({ contract_version: version, segment: written });
+    expect(validateManifest({ ...fixture, ...c }).segment).toEqual(written);
   });
 });
