@@ -406,7 +406,7 @@ async function main(): Promise<void> {
   // In-process: the same conversation through createScorer at the same concurrency, no HTTP.
   try {
     const selfBefore = threadCpu(process.pid);
-    const inproc = await callsFor(CONCURRENCY, () => scorer.score([{ conversation: single }]));
+    const inproc = await callsFor(CONCURRENCY, scoreOne);
     results.inprocess_pred_per_s = inproc.calls / inproc.seconds;
     const selfCpu = cpuSince(process.pid, selfBefore);
     results.inprocess_cpu_us_main = selfCpu.mainUs / Math.max(1, inproc.calls);
@@ -423,7 +423,7 @@ async function main(): Promise<void> {
     let explainMs = 0;
     for (let round = 0; round < 10; round++) {
       let t0 = performance.now();
-      for (let i = 0; i < 50; i++) await scorer.score([{ conversation: single }]);
+      for (let i = 0; i < 50; i++) await scoreOne();
       plainMs += performance.now() - t0;
       t0 = performance.now();
       for (let i = 0; i < 50; i++) await scorer.score([{ conversation: single, explain: true }]);

@@ -17,6 +17,22 @@ import { parseJsonl, type LabeledConversation } from './record.ts';
 // trains a contract 4 model that cuts it into message-sized pieces (docs/training.md, run 18).
 export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 32 };
 
+/** The command-line flags that set the segment shape (export.ts and package.ts take the same ones). */
+export const SEGMENT_FLAGS = {
+  'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
+  'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
+  'max-flat-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_flat_piece) },
+} as const;
+
+/** The segment shape those flags give. */
+export function segmentFromFlags(values: { 'max-turns': string; 'max-tokens': string; 'max-flat-tokens': string }): ModelManifest['segment'] {
+  return {
+    max_turns: Number(values['max-turns']),
+    max_tokens_per_turn: Number(values['max-tokens']),
+    max_tokens_per_flat_piece: Number(values['max-flat-tokens']),
+  };
+}
+
 export interface SegmentRow {
   conv: string;
   seg: number;
@@ -102,9 +118,7 @@ if (import.meta.main) {
       corpus: { type: 'string' },
       tokenizer: { type: 'string' },
       out: { type: 'string' },
-      'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
-      'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
-      'max-flat-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_flat_piece) },
+      ...SEGMENT_FLAGS,
     },
   });
   if (!values.corpus || !values.tokenizer || !values.out) throw new Error('usage: export.ts --corpus c.jsonl --tokenizer t.json --out s.jsonl');
@@ -112,15 +126,12 @@ if (import.meta.main) {
   mkdirSync(dirname(values.out), { recursive: true });
   const out = createWriteStream(values.out);
   let rows = 0;
-  const segment = {
-    max_turns: Number(values['max-turns']),
-    max_tokens_per_turn: Number(values['max-tokens']),
-    max_tokens_per_flat_piece: Number(values['max-flat-tokens']),
-  };
+  const segment = segmentFromFlags(values);
+  const flat = segment.max_tokens_per_flat_piece as number;
   // Training's flat views cut each exported piece at the flat length; that cuts a turn exactly as the
   // server does only when the flat length divides the piece length.
-  if (segment.max_tokens_per_turn % segment.max_tokens_per_flat_piece !== 0) {
-    throw new Error(`--max-flat-tokens (${segment.max_tokens_per_flat_piece}) must divide --max-tokens (${segment.max_tokens_per_turn})`);
+  if (segment.max_tokens_per_turn % flat !== 0) {
+    throw new Error(`--max-flat-tokens (${flat}) must divide --max-tokens (${segment.max_tokens_per_turn})`);
   }
   await exportSegments(records, values.tokenizer, segment, async (row) => {
     rows++;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONTRACT, sha256File } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
-import { DEFAULT_SEGMENT } from '../data/export.ts';
+import { DEFAULT_SEGMENT, SEGMENT_FLAGS, segmentFromFlags } from '../data/export.ts';
 
 export const PACKAGE_FILES = ['model.onnx', 'tokenizer.json'] as const;
 
@@ -77,20 +77,14 @@ if (import.meta.main) {
       dir: { type: 'string' },
       summary: { type: 'string' },
       version: { type: 'string', default: '3.2.0' },
-      'max-turns': { type: 'string', default: String(DEFAULT_SEGMENT.max_turns) },
-      'max-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_turn) },
-      'max-flat-tokens': { type: 'string', default: String(DEFAULT_SEGMENT.max_tokens_per_flat_piece) },
+      ...SEGMENT_FLAGS,
     },
   });
   if (!values.dir || !values.summary) throw new Error('usage: package.ts --dir DIR --summary corpus.summary.json');
   await writeManifest({
     dir: values.dir,
     version: values.version,
-    segment: {
-      max_turns: Number(values['max-turns']),
-      max_tokens_per_turn: Number(values['max-tokens']),
-      max_tokens_per_flat_piece: Number(values['max-flat-tokens']),
-    },
+    segment: segmentFromFlags(values),
     summary: JSON.parse(readFileSync(values.summary, 'utf8')) as Record<string, unknown>,
   });
   console.error(`manifest -> ${join(values.dir, 'manifest.json')}`);

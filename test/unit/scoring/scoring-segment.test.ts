@@ -111,8 +111,7 @@ describe('encodeConversation: the shared encoder', () => {
     const line = 'hey how was school today did you play the game with your friends';
     const enc = await encodeConversation(
       tokenizer,
-      { conversation: `${line}
-ok`, explain: true },
+      { conversation: `${line}\nok`, explain: true },
       { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 },
     );
     expect(enc.turns?.map((t) => t.lastPiece)).toEqual([1, 2]);
