@@ -1,7 +1,8 @@
 // The shortcut guards of the evaluation (issue "The model reads real chats"), gathered for run.ts:
-// structure-only baseline, re-cut invariance, short chats, tag slices and flat renderings, attribution
-// by slice. Each guard lives in its own module; this one runs them, states each target next to its
-// figure with an honest PASS/FAIL, and renders the markdown sections.
+// structure-only baseline, re-cut invariance, short chats, tag slices and flat renderings, sparse
+// grooming in real chats, attribution by slice. Each guard lives in its own module; this one runs
+// them, states each target next to its figure with an honest PASS/FAIL, and renders the markdown
+// sections.
 
 import type { Prediction } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';
@@ -21,6 +22,7 @@ import {
   type FlatRenderingReport,
   type SliceRow,
 } from './slices.ts';
+import { SPARSE_GUARDED, SPARSE_LINES, SPARSE_MIN_TURNS, evaluateSparseGrooming, type SparseRow } from './sparse-grooming.ts';
 import { STRUCTURE_TARGET_MAX_AUC, structureBaselineAuc, type StructureBaselineResult } from './structure-baseline.ts';
 
 export interface GuardCheck {
@@ -42,6 +44,7 @@ export interface GuardsReport {
   derived_slices: SliceRow[];
   register_shift_families: FamilyRow[];
   flat_renderings: FlatRenderingReport;
+  sparse_grooming: SparseRow[];
   attribution: AttributionRow[];
   /** Flat numbers for report.metrics (and so for the ablation table, the manifest and the card). */
   metrics: Record<string, number>;
@@ -77,6 +80,9 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   const derived = derivedSlices(o.test, scores);
   const families = registerShiftFamilies(o.test, scores);
   const flat = await flatRenderings(o.scorer, o.test);
+  const sparse = await evaluateSparseGrooming(o.scorer, o.test);
+  const guardedSparse = sparse.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
+  const sparseFigure = `${SPARSE_GUARDED.lines} lines, ${SPARSE_GUARDED.rendering}`;
   const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
   const tag = (name: string): SliceRow => tags.find((t) => t.slice === name) as SliceRow;
 
@@ -93,6 +99,9 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     check('flat renderings', 'recall at 0.5', flat.recall_at_0_5, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
     check('flat renderings', 'FPR at 0.5', flat.fpr_at_0_5, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
     check('tagged flat records', 'ROC-AUC', tag('flat').roc_auc, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
+    check('sparse grooming in real chats', `${sparseFigure}: ROC-AUC`, guardedSparse?.roc_auc ?? Number.NaN, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
+    check('sparse grooming in real chats', `${sparseFigure}: recall at 0.5`, guardedSparse?.recall_at_0_5 ?? Number.NaN, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
+    check('sparse grooming in real chats', `${sparseFigure}: FPR at 0.5`, guardedSparse?.fpr_at_0_5 ?? Number.NaN, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
   ];
 
   const metrics: Record<string, number> = {
@@ -111,6 +120,10 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     flat_roc_auc: r4(flat.roc_auc),
     flat_recall_at_0_5: r4(flat.recall_at_0_5),
     flat_fpr_at_0_5: r4(flat.fpr_at_0_5),
+    ...Object.fromEntries(sparse.flatMap((r) => {
+      const key = `sparse_${r.lines}_${r.rendering.replace(/ /g, '_')}`;
+      return [[`${key}_roc_auc`, r4(r.roc_auc)], [`${key}_recall_at_0_5`, r4(r.recall_at_0_5)], [`${key}_fpr_at_0_5`, r4(r.fpr_at_0_5)]];
+    })),
     ...Object.fromEntries(tags.map((t) => [`tagged_${t.slice.replace(/-/g, '_')}_roc_auc`, r4(t.roc_auc)])),
     register_shift_roc_auc: r4(tag('register-shift').roc_auc),
     attribution_accuracy_prefixed: r4(attribution[0]?.accuracy ?? Number.NaN),
@@ -128,6 +141,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     derived_slices: derived,
     register_shift_families: families,
     flat_renderings: flat,
+    sparse_grooming: sparse,
     attribution,
     metrics,
   };
@@ -194,6 +208,17 @@ ${sliceTable([g.flat_renderings, ...g.tag_slices, ...g.derived_slices])}
 
 Register-shift records per family:
 ${fam.length === 0 ? '(no test record is tagged register-shift)' : ['| family | class | n | mean score | share > 0.5 |', '|---|---|---|---|---|', ...fam].join('\n')}
+
+### Sparse grooming in real chats
+${g.sparse_grooming[0]?.pairs ?? 0} held-out real benign test chats as written (at least ${SPARSE_MIN_TURNS} turns), each scored untouched and with 3 or 5 of
+${SPARSE_LINES.length} hand-written predatory lines (age, being alone, secrecy, pictures, camera, another app, gifts,
+meeting; never in training) inserted by one speaker at seeded places: a proxy for the issue's real
+moderator exports, where grooming is a few lines among everyday talk. FPR counts the same chats
+untouched, rendered the same way. Targets (the issue's for real flat exports) apply to ${SPARSE_GUARDED.lines} lines, ${SPARSE_GUARDED.rendering}.
+
+| lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | predator named (flagged) |
+|---|---|---|---|---|---|---|---|
+${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.predator_named_flagged)} |`).join('\n')}
 
 ### Attribution by slice
 Flat records (tagged \`flat\`, or with no speaker prefix) are excluded: for flat text the service names

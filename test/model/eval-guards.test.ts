@@ -10,6 +10,8 @@ import { deterministicSubsample, stabilityRow } from '../../scripts/eval/recut-i
 import { hasSpeakerPrefixes, sliceRow, tagSlices } from '../../scripts/eval/slices.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
+import { SPARSE_COUNTS, SPARSE_LINES, SPARSE_MIN_TURNS, render, sparsePairs } from '../../scripts/eval/sparse-grooming.ts';
+import { generate } from '../../scripts/data/generate.ts';
 
 const WORDS = ['school', 'game', 'pizza', 'secret', 'photo', 'parents', 'meet', 'weekend', 'cool', 'home', 'music', 'phone', 'later', 'friend'];
 
@@ -209,5 +211,54 @@ describe('early detection: the eSPD latency curve from first alerts', () => {
     // Lags 0, 4, 30.
     expect(o.median_messages_after_onset).toBe(4);
     expect(o.alerted_within_10).toBe(0.4);
+  });
+});
+
+describe('sparse grooming in real chats: hand-written lines inserted into held-out real benign chats', () => {
+  const rng = createRng(3);
+  const host = (id: string, turns: number, tags: string[] = []): LabeledConversation => ({
+    id, conversation: chat(rng, turns, 6), label: 0, predator: 'neither', family: 'topical-chat', split: 'test', source: 'topical-chat', tags,
+  });
+  const test = [
+    ...Array.from({ length: 30 }, (_, i) => host(`h${i}`, 24, i % 2 ? ['chat-register'] : [])),
+    host('short', SPARSE_MIN_TURNS - 1),
+    host('flat', 24, ['flat']),
+    { ...host('generated', 24), source: 'generator' },
+  ];
+
+  it.each(SPARSE_COUNTS)('adds exactly %i distinct lines, all from one speaker, and leaves the host otherwise untouched', (k) => {
+    for (const p of sparsePairs(test, k)) {
+      expect(p.groomed.length).toBe(p.host.length + k);
+      const added = p.groomed.filter((t) => !p.host.includes(t));
+      expect(added).toHaveLength(k);
+      expect(new Set(added.map((t) => t.text)).size).toBe(k);
+      for (const t of added) expect([SPARSE_LINES.includes(t.text), t.speaker]).toEqual([true, p.predator]);
+      expect(p.groomed.filter((t) => p.host.includes(t))).toEqual(p.host);
+      expect(p.groomed[0]).toBe(p.host[0]);
+    }
+  });
+
+  it('takes only real benign chats as written (no rendering but chat register) of at least the minimum length', () => {
+    const ids = sparsePairs(test, 3).map((p) => p.id);
+    expect(ids).toHaveLength(30);
+    expect(ids).not.toContain('short');
+    expect(ids).not.toContain('flat');
+    expect(ids).not.toContain('generated');
+  });
+
+  it('is deterministic', () => {
+    expect(sparsePairs(test, 5)).toEqual(sparsePairs([...test].reverse(), 5));
+  });
+
+  it('renders flat text with no speaker prefix, on one line or one message per line', () => {
+    const [p] = sparsePairs(test, 3);
+    expect(render(p!.groomed, 'flat one line')).not.toMatch(/\n|user[12]: /);
+    expect(render(p!.groomed, 'flat lines').split('\n')).toEqual(p!.groomed.map((t) => t.text));
+    expect(render(p!.groomed, 'speakers').split('\n')[0]).toBe(`${p!.groomed[0]!.speaker}: ${p!.groomed[0]!.text}`);
+  });
+
+  it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {
+    const text = generate({ seed: 7, n: 3000 }).map((r) => r.conversation.toLowerCase()).join('\n');
+    expect(SPARSE_LINES.filter((l) => text.includes(l))).toEqual([]);
   });
 });
