@@ -13,9 +13,9 @@ import type { ModelManifest, ScoreRequest } from '../../src/scoring/types.ts';
 import { parseJsonl, type LabeledConversation } from './record.ts';
 
 /** The segment shape the shipped model is trained for (docs/model-contract.md, manifest `segment`). */
-// Flat text is cut like any turn by default (contract 3); `npm run train -- --flat-piece-tokens 8`
-// trains a contract 4 model that cuts it into message-sized pieces (docs/training.md, run 18).
-export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 32 };
+// Flat text is cut into message-sized pieces (contract 4, since 3.3.0); `--max-flat-tokens 32` cuts it
+// like any turn, as contract 3 did (docs/training.md, "Model 3.3.0").
+export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 };
 
 /** The command-line flags that set the segment shape (export.ts and package.ts take the same ones). */
 export const SEGMENT_FLAGS = {

@@ -101,8 +101,8 @@ def aggregate(harm_logit, speaker_logits, owner, n):
 MAX_TURNS = 64  # segment.max_turns of the exported segments (scripts/data/export.ts DEFAULT_SEGMENT)
 # segment.max_tokens_per_flat_piece (--flat-piece-tokens): pieces of unknown-speaker turns. It divides
 # max_tokens_per_turn (export.ts checks), so cutting each piece of a turn at it cuts the turn as the
-# server does. The default cuts flat text like any turn (contract 3).
-MAX_TOKENS_PER_FLAT_PIECE = 32
+# server does. 32 would cut flat text like any turn (contract 3, model 3.2.0).
+MAX_TOKENS_PER_FLAT_PIECE = 8
 
 
 VIEW_CHUNK_TOKENS = (3, 4, 5, 6, 8)

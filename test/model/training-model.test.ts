@@ -11,7 +11,7 @@ const MODEL_DIR = join(import.meta.dirname, '../..', 'models', 'conversation-ris
 describe('shipped model models/conversation-risk', () => {
   it('passes the service package checks (manifest shape and SHA-256 of every file)', async () => {
     const manifest = await loadModelPackage(MODEL_DIR);
-    expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 32 } });
+    expect(manifest).toMatchObject({ contract_version: 4, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 } });
     expect(manifest.calibration.method).toBe('temperature');
   });
 

@@ -45,7 +45,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('writes a package that satisfies the model contract', () => {
     for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
-    expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 32 } });
+    expect(manifest).toMatchObject({ contract_version: 4, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 } });
     expect(manifest.calibration.temperature).toBeGreaterThan(0);
     expect(manifest.training_data).toMatchObject({ pretrained_vectors: true });
     expect(scorer.loadError).toBeUndefined();
