@@ -373,7 +373,9 @@ describe('shutdown', () => {
   });
 
   it('a job that cannot finish within the grace period does not hold the shutdown past it, and is reported failed', async () => {
-    const t = await app({ SHUTDOWN_GRACE_MS: '400', JOB_MAX_ITEMS: '5000' });
+    // 1 s of grace: 0.8 of it for jobs, 0.6 of that for scoring (far too little for 5,000 chats), the
+    // rest for the webhook, enough for it even while the rest of the suite loads both cores.
+    const t = await app({ SHUTDOWN_GRACE_MS: '1000', JOB_MAX_ITEMS: '5000' });
     expect((await submit(t, { mode: 'batch', conversations: conversations(5000, 60), webhook_url: receiver.url() })).statusCode).toBe(202);
     const started = Date.now();
     await t.close();

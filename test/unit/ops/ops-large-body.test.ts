@@ -63,12 +63,15 @@ describe('large authenticated bodies', () => {
     expect(((await res.json()) as { detail: string }).detail).toBe(`Request body exceeds the limit of ${MAX_PREDICT_BODY_BYTES} bytes`);
   });
 
-  it('four 33 MB bodies of `[` at once: each a 422, /health never slower than 250 ms, peak RSS under 700 MB', async () => {
+  // JSON.parse on such a body stalls the event loop for seconds (2.4 s for 8 MB of `[` on the 2-core
+  // machine); a second is far below that, yet above what the linear check costs while the rest of
+  // the suite loads both cores of a slow machine (268 ms measured there against a former 250 ms bound).
+  it('four 33 MB bodies of `[` at once: each a 422, /health never slower than 1 s, peak RSS under 700 MB', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'bomb-')), 'bomb.json');
     writeFileSync(file, Buffer.alloc(BOMB_BYTES, '['));
     const { statuses, slowestHealthMs } = await underLoad('/batch_predict', file, 4);
     expect(statuses).toEqual([422, 422, 422, 422]);
-    expect(slowestHealthMs).toBeLessThan(250);
+    expect(slowestHealthMs).toBeLessThan(1000);
     expect(peakRssMb()).toBeLessThan(700);
   }, 120_000);
 });
