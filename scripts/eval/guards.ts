@@ -22,7 +22,7 @@ import {
   type FlatRenderingReport,
   type SliceRow,
 } from './slices.ts';
-import { SPARSE_GUARDED, SPARSE_LINES, SPARSE_MIN_TURNS, evaluateSparseGrooming, type SparseRow } from './sparse-grooming.ts';
+import { SPARSE_GUARDED, SPARSE_GUARDED_LABEL, SPARSE_LINES, SPARSE_MIN_TURNS, evaluateSparseGrooming, type SparseRow } from './sparse-grooming.ts';
 import { STRUCTURE_TARGET_MAX_AUC, structureBaselineAuc, type StructureBaselineResult } from './structure-baseline.ts';
 
 export interface GuardCheck {
@@ -82,7 +82,6 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   const flat = await flatRenderings(o.scorer, o.test);
   const sparse = await evaluateSparseGrooming(o.scorer, o.test);
   const guardedSparse = sparse.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
-  const sparseFigure = `${SPARSE_GUARDED.lines} lines, ${SPARSE_GUARDED.rendering}`;
   const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
   const tag = (name: string): SliceRow => tags.find((t) => t.slice === name) as SliceRow;
 
@@ -99,9 +98,9 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     check('flat renderings', 'recall at 0.5', flat.recall_at_0_5, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
     check('flat renderings', 'FPR at 0.5', flat.fpr_at_0_5, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
     check('tagged flat records', 'ROC-AUC', tag('flat').roc_auc, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
-    check('sparse grooming in real chats', `${sparseFigure}: ROC-AUC`, guardedSparse?.roc_auc ?? Number.NaN, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
-    check('sparse grooming in real chats', `${sparseFigure}: recall at 0.5`, guardedSparse?.recall_at_0_5 ?? Number.NaN, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
-    check('sparse grooming in real chats', `${sparseFigure}: FPR at 0.5`, guardedSparse?.fpr_at_0_5 ?? Number.NaN, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
+    check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: ROC-AUC`, guardedSparse?.roc_auc ?? Number.NaN, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
+    check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: recall at 0.5`, guardedSparse?.recall_at_0_5 ?? Number.NaN, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
+    check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: FPR at 0.5`, guardedSparse?.fpr_at_0_5 ?? Number.NaN, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
   ];
 
   const metrics: Record<string, number> = {
@@ -214,7 +213,7 @@ ${g.sparse_grooming[0]?.pairs ?? 0} held-out real benign test chats as written (
 ${SPARSE_LINES.length} hand-written predatory lines (age, being alone, secrecy, pictures, camera, another app, gifts,
 meeting; never in training) inserted by one speaker at seeded places: a proxy for the issue's real
 moderator exports, where grooming is a few lines among everyday talk. FPR counts the same chats
-untouched, rendered the same way. Targets (the issue's for real flat exports) apply to ${SPARSE_GUARDED.lines} lines, ${SPARSE_GUARDED.rendering}.
+untouched, rendered the same way. Targets (the issue's for real flat exports) apply to ${SPARSE_GUARDED_LABEL}.
 
 | lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | predator named (flagged) |
 |---|---|---|---|---|---|---|---|

@@ -5,9 +5,10 @@
 // everyday talk), which the project does not hold. Targets for the one-line flat rendering are the
 // issue's targets for those exports (FLAT_TARGETS); the other rows are reported.
 
-import type { ScoreRequest } from '../../src/scoring/types.ts';
+import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
 import { createRng } from '../data/rng.ts';
 import type { LabeledConversation } from '../data/record.ts';
+import { renderTurns, turnsOf } from '../data/recut.ts';
 import { mean, rocAuc } from './metrics.ts';
 import { deterministicSubsample, scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 
@@ -46,59 +47,61 @@ export const SPARSE_HOSTS = 200;
 export const SPARSE_MIN_TURNS = 20;
 export const SPARSE_COUNTS: readonly number[] = [3, 5];
 export const SPARSE_GUARDED = { lines: 5, rendering: 'flat one line' } as const;
+/** How the report and its checks name the guarded row. */
+export const SPARSE_GUARDED_LABEL = `${SPARSE_GUARDED.lines} lines, ${SPARSE_GUARDED.rendering}`;
 export const RENDERINGS = ['speakers', 'flat one line', 'flat lines'] as const;
 export type SparseRendering = (typeof RENDERINGS)[number];
 
-type Turn = { speaker: 'user1' | 'user2'; text: string };
+type Party = 'user1' | 'user2';
 
-export interface SparsePair {
+interface SparseHost {
   id: string;
-  host: Turn[];
-  groomed: Turn[];
-  predator: 'user1' | 'user2';
+  turns: Turn[];
 }
 
-const TURN = /^(user1|user2): (.*)$/;
-
-function turnsOf(conversation: string): Turn[] | null {
-  const turns: Turn[] = [];
-  for (const line of conversation.split('\n')) {
-    const m = TURN.exec(line);
-    if (!m) return null;
-    turns.push({ speaker: m[1] as Turn['speaker'], text: m[2] as string });
-  }
-  return turns;
+export interface SparsePair extends SparseHost {
+  groomed: Turn[];
+  predator: Party;
 }
 
 /**
  * Real benign test chats as written (no rendering tag but chat register), of at least SPARSE_MIN_TURNS
- * `user1`/`user2` turns; each gets `lines` predatory lines from one seeded speaker at seeded places
- * after the first turn.
+ * turns, one per line, every one of them by user1 or user2; ordered by id.
  */
-export function sparsePairs(test: readonly LabeledConversation[], lines: number, hosts = SPARSE_HOSTS): SparsePair[] {
+function sparseHosts(test: readonly LabeledConversation[], hosts: number): SparseHost[] {
   const eligible = test.filter(
     (r) => r.label === 0 && r.source !== 'generator' && !r.source.includes('+') && (r.tags ?? []).every((t) => t === 'chat-register'),
   );
   const withTurns = eligible.flatMap((r) => {
     const turns = turnsOf(r.conversation);
-    return turns && turns.length >= SPARSE_MIN_TURNS ? [{ id: r.id, turns }] : [];
+    const oneTurnPerLine = turns.length === r.conversation.split('\n').length && turns.every((t) => t.speaker !== 'unknown');
+    return oneTurnPerLine && turns.length >= SPARSE_MIN_TURNS ? [{ id: r.id, turns }] : [];
   });
+  // Sorted: the subsample keeps input order when it takes every host, and the draws follow the order.
+  return deterministicSubsample(withTurns, hosts, 'sparse-grooming').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Each host gets `lines` predatory lines from one seeded speaker at seeded places after the first turn. */
+function groom(hosts: readonly SparseHost[], lines: number): SparsePair[] {
   const rng = createRng(SPARSE_SEED + lines);
-  // Sorted first: the subsample keeps input order when it takes every host, and the draws follow it.
-  const chosen = deterministicSubsample(withTurns, hosts, 'sparse-grooming').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return chosen.map(({ id, turns }) => {
-    const predator = rng.pick(['user1', 'user2'] as const);
+  return hosts.map(({ id, turns }) => {
+    const predator = rng.pick<Party>(['user1', 'user2']);
     const groomed = [...turns];
     for (const text of rng.shuffle([...SPARSE_LINES]).slice(0, lines)) {
       groomed.splice(rng.int(1, groomed.length), 0, { speaker: predator, text });
     }
-    return { id, host: turns, groomed, predator };
+    return { id, turns, groomed, predator };
   });
 }
 
+export function sparsePairs(test: readonly LabeledConversation[], lines: number, hosts = SPARSE_HOSTS): SparsePair[] {
+  return groom(sparseHosts(test, hosts), lines);
+}
+
 export function render(turns: readonly Turn[], rendering: SparseRendering): string {
-  if (rendering === 'speakers') return turns.map((t) => `${t.speaker}: ${t.text}`).join('\n');
-  return turns.map((t) => t.text).join(rendering === 'flat one line' ? ' ' : '\n');
+  if (rendering === 'speakers') return renderTurns(turns);
+  if (rendering === 'flat lines') return renderTurns(turns.map((t) => ({ speaker: 'unknown', text: t.text })));
+  return turns.map((t) => t.text).join(' ');
 }
 
 export interface SparseRow {
@@ -115,27 +118,35 @@ export interface SparseRow {
 }
 
 export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly LabeledConversation[]): Promise<SparseRow[]> {
+  const hosts = sparseHosts(test, SPARSE_HOSTS);
+  if (hosts.length === 0) return [];
+  const ask = (chats: readonly Turn[][], rendering: SparseRendering): ScoreRequest[] => chats.map((turns) => ({ conversation: render(turns, rendering) }));
+  // The untouched hosts are the same for every count of inserted lines: scored once per rendering.
+  const hostScores = new Map<SparseRendering, number[]>();
+  for (const rendering of RENDERINGS) {
+    hostScores.set(rendering, (await scoreInBatches(scorer, ask(hosts.map((h) => h.turns), rendering))).map((p) => p.harmful_score));
+  }
   const rows: SparseRow[] = [];
   for (const lines of SPARSE_COUNTS) {
-    const pairs = sparsePairs(test, lines);
-    if (pairs.length === 0) continue;
+    const pairs = groom(hosts, lines);
     for (const rendering of RENDERINGS) {
-      const ask = (turns: (p: SparsePair) => Turn[]): ScoreRequest[] => pairs.map((p) => ({ conversation: render(turns(p), rendering) }));
-      const hosts = (await scoreInBatches(scorer, ask((p) => p.host))).map((p) => p.harmful_score);
-      const groomedPreds = await scoreInBatches(scorer, ask((p) => p.groomed));
-      const groomed = groomedPreds.map((p) => p.harmful_score);
-      const flagged = groomedPreds.map((p, i) => ({ p, i })).filter(({ p }) => p.harmful_score > 0.5);
-      const chars = pairs.map((p) => render(p.groomed, rendering).length).sort((a, b) => a - b);
+      const untouched = hostScores.get(rendering) as number[];
+      const requests = ask(pairs.map((p) => p.groomed), rendering);
+      const preds = await scoreInBatches(scorer, requests);
+      const groomed = preds.map((p) => p.harmful_score);
+      const chars = requests.map((r) => r.conversation.length).sort((a, b) => a - b);
       rows.push({
         lines,
         rendering,
         pairs: pairs.length,
         median_characters: chars[chars.length >> 1] as number,
-        roc_auc: rocAuc([...groomed.map(() => 1), ...hosts.map(() => 0)], [...groomed, ...hosts]),
+        roc_auc: rocAuc([...groomed.map(() => 1), ...untouched.map(() => 0)], [...groomed, ...untouched]),
         recall_at_0_5: mean(groomed.map((s) => (s > 0.5 ? 1 : 0))),
-        fpr_at_0_5: mean(hosts.map((s) => (s > 0.5 ? 1 : 0))),
+        fpr_at_0_5: mean(untouched.map((s) => (s > 0.5 ? 1 : 0))),
         predator_named_flagged:
-          rendering === 'speakers' ? mean(flagged.map(({ p, i }) => (p.predatory_user === pairs[i]?.predator ? 1 : 0))) : Number.NaN,
+          rendering === 'speakers'
+            ? mean(preds.flatMap((p, i) => (p.harmful_score > 0.5 ? [p.predatory_user === pairs[i]?.predator ? 1 : 0] : [])))
+            : Number.NaN,
       });
     }
   }

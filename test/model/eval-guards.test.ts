@@ -228,13 +228,13 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
 
   it.each(SPARSE_COUNTS)('adds exactly %i distinct lines, all from one speaker, and leaves the host otherwise untouched', (k) => {
     for (const p of sparsePairs(test, k)) {
-      expect(p.groomed.length).toBe(p.host.length + k);
-      const added = p.groomed.filter((t) => !p.host.includes(t));
+      expect(p.groomed.length).toBe(p.turns.length + k);
+      const added = p.groomed.filter((t) => !p.turns.includes(t));
       expect(added).toHaveLength(k);
       expect(new Set(added.map((t) => t.text)).size).toBe(k);
       for (const t of added) expect([SPARSE_LINES.includes(t.text), t.speaker]).toEqual([true, p.predator]);
-      expect(p.groomed.filter((t) => p.host.includes(t))).toEqual(p.host);
-      expect(p.groomed[0]).toBe(p.host[0]);
+      expect(p.groomed.filter((t) => p.turns.includes(t))).toEqual(p.turns);
+      expect(p.groomed[0]).toBe(p.turns[0]);
     }
   });
 
