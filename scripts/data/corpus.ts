@@ -4,14 +4,16 @@
 //   node scripts/data/corpus.ts --out .tmp/data/corpus.jsonl [--seed 7] [--n 16000]
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
+//        [--thin-share 0.3]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
+// --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_SWITCHES, allSwitches, generate, type DataSwitches } from './generate.ts';
-import { hostedChats } from './hosted.ts';
+import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { importJsonl, importPan12 } from './importers.ts';
 import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
 import { toJsonl, type LabeledConversation } from './record.ts';
@@ -50,6 +52,8 @@ export interface CorpusOptions {
   realLimit?: number | undefined;
   /** Data changes to keep (default: all on). */
   switches?: Partial<CorpusSwitches> | undefined;
+  /** Share of hosted guests that are thin (default THIN_SHARE). */
+  thinShare?: number | undefined;
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
@@ -61,7 +65,7 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (sw.newRealSets) real.push(...loadCasino(o.dataDir), ...loadSelfDialogue(o.dataDir));
     if (o.realLimit !== undefined) real = real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0);
     out.push(...renderReal(real, sw));
-    if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw));
+    if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw, o.thinShare ?? THIN_SHARE));
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
@@ -101,8 +105,11 @@ if (import.meta.main) {
       'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
       'real-limit': { type: 'string' },
       without: { type: 'string', default: '' },
+      'thin-share': { type: 'string', default: String(THIN_SHARE) },
     },
   });
+  const thinShare = Number(values['thin-share']);
+  if (!(thinShare >= 0 && thinShare <= 1)) throw new Error(`--thin-share: a share from 0 to 1, not ${values['thin-share']}`);
   if (!values.out) throw new Error('--out is required');
   if (values.pan12 && !values['pan12-predators']) throw new Error('--pan12 needs --pan12-predators');
   const records = buildCorpus({
@@ -115,6 +122,7 @@ if (import.meta.main) {
     pan12: values.pan12 ? { xml: values.pan12, predators: values['pan12-predators'] as string } : undefined,
     realLimit: values['real-limit'] ? Number(values['real-limit']) : undefined,
     switches: switchesWithout(values.without.split(',').map((x) => x.trim())),
+    thinShare,
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

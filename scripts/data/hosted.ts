@@ -7,6 +7,13 @@
 // cue: the structure-only baseline found it (ROC-AUC 0.68, mostly real benign against generated
 // harmful), and a predator who writes long, articulate turns about everyday things would look benign.
 // Hosting both classes in the same real chats leaves only what the guest says to tell them apart.
+//
+// A share of the guests can be thin (`--thin-share`; none in the shipped recipe, see THIN_SHARE): a
+// few of one side's lines scattered one at a time through the host chat, with no reply on topic. Whole
+// exchanges put ten or more predatory lines among a host's turns, while grooming inside everyday talk
+// can be three lines in a hundred messages, the density the sparse-grooming eval slice measures
+// (scripts/eval/sparse-grooming.ts). Benign guests are thinned alike, so a few lines that do not fit
+// the host's topic are no cue by themselves.
 
 import { LONG_TURNS, SHORT_TURNS, ageFields, drawExchange, finishRendering, setOnset, type DataSwitches, type Move } from './generate.ts';
 import { turnsOf } from './recut.ts';
@@ -27,6 +34,16 @@ export function splice(host: readonly Item[], guest: readonly Item[], rng: Rng):
     groups.push(guest.slice(i, i + n));
     i += n;
   }
+  return placeGroups(host, groups, rng);
+}
+
+/** Items with each guest item put alone at its own place among the host's, in the guest's order. */
+export function scatter(host: readonly Item[], guest: readonly Item[], rng: Rng): Item[] {
+  return placeGroups(host, guest.map((g) => [g]), rng);
+}
+
+/** The groups, in order, each at a random place between the host's items. */
+function placeGroups(host: readonly Item[], groups: readonly Item[][], rng: Rng): Item[] {
   const at = groups.map(() => rng.int(0, host.length)).sort((a, b) => a - b);
   const out: Item[] = [];
   let g = 0;
@@ -38,12 +55,28 @@ export function splice(host: readonly Item[], guest: readonly Item[], rng: Rng):
 }
 
 /**
+ * Share of hosted records, in each class, whose guest is thin, unless `--thin-share` says otherwise.
+ * 0 in the shipped recipe: run 20 (0.3) flagged more flattened hard negatives and failed the flat
+ * re-cut guard (docs/training.md, "Tried and not kept").
+ */
+export const THIN_SHARE = 0;
+/** Lines a thin guest keeps: role A's predatory lines when harmful, any of role A's lines when benign. */
+export const THIN_LINES = { min: 3, max: 6 } as const;
+
+/** A thin guest: THIN_LINES of role A's lines (its predatory ones when harmful), in order. */
+export function thinGuest(moves: readonly Move[], harmful: boolean, rng: Rng): Move[] {
+  const pool = moves.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'A' && (!harmful || m.harmful) && m.text.trim() !== '');
+  const keep = rng.shuffle([...pool]).slice(0, rng.int(THIN_LINES.min, THIN_LINES.max));
+  return keep.sort((a, b) => a.i - b.i).map(({ m }) => m);
+}
+
+/**
  * Two hosted records per real chat, in its split: one with a harmful guest (the chat as written is its
  * benign twin) and one with a benign guest, so that a splice is no cue either. Each is seeded by the
  * real chat's id, so the result does not depend on order.
  */
-export function hostedChats(real: readonly LabeledConversation[], sw: DataSwitches): LabeledConversation[] {
-  return real.flatMap((r) => [hosted(r, true, sw), hosted(r, false, sw)]);
+export function hostedChats(real: readonly LabeledConversation[], sw: DataSwitches, thinShare = THIN_SHARE): LabeledConversation[] {
+  return real.flatMap((r) => [hosted(r, true, sw, thinShare), hosted(r, false, sw, thinShare)]);
 }
 
 /**
@@ -51,14 +84,19 @@ export function hostedChats(real: readonly LabeledConversation[], sw: DataSwitch
  * real chats are: chat register for REAL_REGISTER_SHARE of them, tidy prose for the rest (so the
  * guest's lines are no cue by their style), then flat text and re-cuts.
  */
-function hosted(r: LabeledConversation, harmful: boolean, sw: DataSwitches): LabeledConversation {
-  const rng = createRng(hash32(`hosted-${harmful ? 'harmful' : 'benign'}:${r.id}`));
+function hosted(r: LabeledConversation, harmful: boolean, sw: DataSwitches, thinShare: number): LabeledConversation {
+  const kind = harmful ? 'harmful' : 'benign';
+  const rng = createRng(hash32(`hosted-${kind}:${r.id}`));
+  // Its own stream, so that the records left whole are the same with thin guests on or off.
+  const thinRng = createRng(hash32(`hosted-thin-${kind}:${r.id}`));
+  const thin = thinRng.chance(thinShare);
   const guest = drawExchange(rng, r.split, harmful, sw);
   const sideA: Side = rng.chance(0.5) ? 0 : 1;
   const sideB: Side = sideA === 0 ? 1 : 0;
   const host: Item[] = turnsOf(r.conversation).map((t) => ({ side: t.speaker === 'user2' ? 1 : 0, text: t.text }));
-  const items = splice(host, guest.moves.map((m: Move) => ({ side: m.role === 'A' ? sideA : sideB, text: m.text, harmful: m.harmful })), rng);
-  const tags = ['hosted'];
+  const toItem = (m: Move): Item => ({ side: m.role === 'A' ? sideA : sideB, text: m.text, harmful: m.harmful });
+  const items = thin ? scatter(host, thinGuest(guest.moves, harmful, thinRng).map(toItem), thinRng) : splice(host, guest.moves.map(toItem), rng);
+  const tags = thin ? ['hosted', 'thin'] : ['hosted'];
   const tidyShare = sw.register && rng.chance(REAL_REGISTER_SHARE) ? 0 : 1;
   const r0 = drawRegister(rng, tidyShare);
   const r1 = drawRegister(rng, tidyShare, r0);
