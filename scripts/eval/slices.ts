@@ -1,5 +1,5 @@
 // Slices of the test split by how a record was rendered (its `tags`: flat, excerpt, short, long,
-// register-shift, in-kind, hosted), flat renderings of every test record (a proxy for moderator exports), and
+// register-shift, in-kind, hosted, thin), flat renderings of every test record (a proxy for moderator exports), and
 // attribution by slice. Tags come from the data generator; a tag no record carries gives an empty row.
 
 import { parseTurns } from '../../src/scoring/conversation.ts';
@@ -11,7 +11,7 @@ import { atThreshold, mean, rocAuc } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 import { lineHasSpeakerPrefix } from './structure-baseline.ts';
 
-export const SLICE_TAGS = ['flat', 'excerpt', 'short', 'long', 'register-shift', 'in-kind', 'hosted'] as const;
+export const SLICE_TAGS = ['flat', 'excerpt', 'short', 'long', 'register-shift', 'in-kind', 'hosted', 'thin'] as const;
 /** Issue targets for flat text: ROC-AUC >= 0.90, >= 60 % of grooming flagged, <= 5 % of others flagged. */
 export const FLAT_TARGETS = { roc_auc_min: 0.9, recall_min: 0.6, fpr_max: 0.05 } as const;
 
@@ -159,7 +159,7 @@ function attributionRow(name: string, idx: readonly number[], test: readonly Lab
 export function attributionSlices(test: readonly LabeledConversation[], preds: readonly Prediction[]): AttributionRow[] {
   const harmful = test.map((r, i) => (isAttributableHarm(r) ? i : -1)).filter((i) => i >= 0);
   const rows = [attributionRow('harmful chats with speaker prefixes', harmful, test, preds)];
-  for (const tag of ['long', 'in-kind', 'excerpt', 'register-shift', 'hosted']) {
+  for (const tag of ['long', 'in-kind', 'excerpt', 'register-shift', 'hosted', 'thin']) {
     rows.push(attributionRow(`tagged ${tag}`, harmful.filter((i) => hasTag(test[i] as LabeledConversation, tag)), test, preds));
   }
   rows.push(attributionRow(`derived: >= ${DERIVED_LONG_TURNS} turns`, harmful.filter((i) => turnCount(test[i] as LabeledConversation) >= DERIVED_LONG_TURNS), test, preds));
