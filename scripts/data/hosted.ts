@@ -106,7 +106,8 @@ function hosted(r: LabeledConversation, harmful: boolean, sw: DataSwitches, thin
   tags.push(...finished.tags);
   if (items.length <= SHORT_TURNS) tags.push('short');
   if (items.length >= LONG_TURNS) tags.push('long');
-  if (harmful && guest.inKind) tags.push('in-kind');
+  // A thin guest keeps none of the minor's replies, so none in kind either.
+  if (harmful && !thin && guest.inKind) tags.push('in-kind');
   const record: LabeledConversation = {
     id: `${r.id}-hosted-${harmful ? 'h' : 'b'}`,
     conversation: finished.text,

@@ -72,6 +72,11 @@ describe('data: exchanges hosted in real chats', () => {
     for (const r of thin) expect(r.onset_line).toBeGreaterThanOrEqual(0);
   });
 
+  it("a thin record is never tagged in-kind: it keeps none of the minor's replies", () => {
+    expect(hosted.filter((r) => r.tags?.includes('thin') && r.tags.includes('in-kind'))).toEqual([]);
+    expect(hosted.filter((r) => r.tags?.includes('in-kind')).length).toBeGreaterThan(0);
+  });
+
   it('every real chat hosts one harmful and one benign exchange, in its own split', () => {
     expect(hosted.filter((r) => r.label === 1)).toHaveLength(real.length);
     expect(hosted.filter((r) => r.label === 0)).toHaveLength(real.length);
