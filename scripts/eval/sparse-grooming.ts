@@ -9,7 +9,7 @@ import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
 import { createRng } from '../data/rng.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { renderTurns, turnsOf } from '../data/recut.ts';
-import { mean, rocAuc } from './metrics.ts';
+import { atThreshold, mean, rocAuc } from './metrics.ts';
 import { deterministicSubsample, scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 
 /** Age, being alone, secrecy, pictures and camera, another app, gifts, meeting, flattery: the moves the issue names. */
@@ -135,14 +135,16 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
       const preds = await scoreInBatches(scorer, requests);
       const groomed = preds.map((p) => p.harmful_score);
       const chars = requests.map((r) => r.conversation.length).sort((a, b) => a - b);
+      const labels = [...groomed.map(() => 1), ...untouched.map(() => 0)];
+      const at = atThreshold(labels, [...groomed, ...untouched]);
       rows.push({
         lines,
         rendering,
         pairs: pairs.length,
         median_characters: chars[chars.length >> 1] as number,
-        roc_auc: rocAuc([...groomed.map(() => 1), ...untouched.map(() => 0)], [...groomed, ...untouched]),
-        recall_at_0_5: mean(groomed.map((s) => (s > 0.5 ? 1 : 0))),
-        fpr_at_0_5: mean(untouched.map((s) => (s > 0.5 ? 1 : 0))),
+        roc_auc: rocAuc(labels, [...groomed, ...untouched]),
+        recall_at_0_5: at.recall,
+        fpr_at_0_5: at.fpr,
         predator_named_flagged:
           rendering === 'speakers'
             ? mean(preds.flatMap((p, i) => (p.harmful_score > 0.5 ? [p.predatory_user === pairs[i]?.predator ? 1 : 0] : [])))
