@@ -24,6 +24,8 @@ export interface Move {
    * camera, another app, gifts, meeting, threats). Filler, greetings and every victim reply are false.
    * An excerpt is labelled harmful only if it keeps at least one of these. */
   harmful: boolean;
+  /** Small talk any family says (greetings, filler, everyday talk), as against the family's own lines. */
+  smallTalk: boolean;
 }
 type AgeKind = 'adult' | 'minor' | 'any';
 
@@ -74,6 +76,9 @@ const HARMFUL_BANKS = new Set<readonly string[]>([
   P.G_TRUST, P.G_RISK, P.G_SECRECY, P.G_ISOLATE, P.G_SEXUAL, P.G_COMPLY, P.G_GIFT, P.G_MEET,
   P.X_HOOK, P.X_DEMAND, P.X_THREAT, P.C_THREAT, P.G_OPENER,
 ]);
+
+/** Banks of small talk that every family draws on (Move.smallTalk), besides the fixed greetings of Ctx.line. */
+const SMALL_TALK_BANKS = new Set<readonly string[]>([P.FILLER, P.EVERYDAY, P.EVERYDAY_REPLY, P.B_ORDINARY, P.SHORT_TALK, P.V_INITIATE]);
 
 /** The minor's in-kind answers: agreeing, joking, flirting back, and late on talking about the same topics. */
 const IN_KIND = new Map<readonly string[], readonly (readonly string[])[]>([
@@ -153,12 +158,12 @@ class Ctx {
       text = this.rng.chance(0.5) ? `${chat} ${this.rng.pick(['', '.', ',', ' -', '!'])} ${text}` : `${text} ${this.rng.pick(['', '.', ' lol', ' haha'])} ${chat}`;
       text = text.replace(/\s+/g, ' ');
     }
-    this.moves.push({ role, text, harmful });
+    this.moves.push({ role, text, harmful, smallTalk: SMALL_TALK_BANKS.has(bank) });
   }
 
   /** A fixed line (greetings): never a harmful move, no held-out quarter. */
   line(role: Role, options: readonly string[]): void {
-    this.moves.push({ role, text: this.fill(this.rng.pick(options)), harmful: false });
+    this.moves.push({ role, text: this.fill(this.rng.pick(options)), harmful: false, smallTalk: true });
   }
 
   /** Small talk between the two parties: what real chats are mostly made of. */
@@ -779,7 +784,7 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
     }
     // The victim writes first in about half of the harmful chats, so the predator is user2 as often as user1.
     if (family.harmful && moves[0]?.role === 'A' && rng.chance(0.3)) {
-      moves = [{ role: 'B', text: ctx.fill(rng.pick(['hi', 'hey', 'who is this', 'hello?', 'heyy', 'do i know u'])), harmful: false }, ...moves];
+      moves = [{ role: 'B', text: ctx.fill(rng.pick(['hi', 'hey', 'who is this', 'hello?', 'heyy', 'do i know u'])), harmful: false, smallTalk: true }, ...moves];
     }
     const tags: string[] = [];
     // Excerpts: a window of consecutive messages; harmful only if it keeps a harmful move.

@@ -12,8 +12,9 @@
 // few of one side's lines scattered one at a time through the host chat, with no reply on topic. Whole
 // exchanges put ten or more predatory lines among a host's turns, while grooming inside everyday talk
 // can be three lines in a hundred messages, the density the sparse-grooming eval slice measures
-// (scripts/eval/sparse-grooming.ts). Benign guests are thinned alike, so a few lines that do not fit
-// the host's topic are no cue by themselves.
+// (scripts/eval/sparse-grooming.ts). Benign guests are thinned alike, to their family's own lines (a
+// friend's secret, a parent's rule, a flirt), so neither a few lines off the host's topic nor a lone
+// line about secrets, pictures or meeting is a cue by itself.
 
 import { LONG_TURNS, SHORT_TURNS, ageFields, drawExchange, finishRendering, setOnset, type DataSwitches, type Move } from './generate.ts';
 import { turnsOf } from './recut.ts';
@@ -60,13 +61,19 @@ function placeGroups(host: readonly Item[], groups: readonly Item[][], rng: Rng)
  * re-cut guard (docs/training.md, "Tried and not kept").
  */
 export const THIN_SHARE = 0;
-/** Lines a thin guest keeps: role A's predatory lines when harmful, any of role A's lines when benign. */
+/** Lines a thin guest keeps: role A's predatory lines when harmful, role A's own lines when benign. */
 export const THIN_LINES = { min: 3, max: 6 } as const;
 
-/** A thin guest: THIN_LINES of role A's lines (its predatory ones when harmful), in order. */
+/**
+ * A thin guest: THIN_LINES of role A's lines, in order. Harmful: its predatory lines only. Benign: its
+ * family's own lines first (a parent's rule, a friend's secret, a flirt), since those are what a thin
+ * predatory guest must be told apart from, then its small talk when it has too few of them.
+ */
 export function thinGuest(moves: readonly Move[], harmful: boolean, rng: Rng): Move[] {
-  const pool = moves.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'A' && (!harmful || m.harmful) && m.text.trim() !== '');
-  const keep = rng.shuffle([...pool]).slice(0, rng.int(THIN_LINES.min, THIN_LINES.max));
+  const sideA = moves.map((m, i) => ({ m, i })).filter(({ m }) => m.role === 'A' && m.text.trim() !== '');
+  const own = rng.shuffle(sideA.filter(({ m }) => (harmful ? m.harmful : !m.smallTalk)));
+  const rest = harmful ? [] : rng.shuffle(sideA.filter(({ m }) => m.smallTalk));
+  const keep = [...own, ...rest].slice(0, rng.int(THIN_LINES.min, THIN_LINES.max));
   return keep.sort((a, b) => a.i - b.i).map(({ m }) => m);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILY_NAMES, TEST_FAMILIES, generate, phrasingSplits } from '../../scripts/data/generate.ts';
+import { FAMILY_NAMES, TEST_FAMILIES, familyMoves, generate, phrasingSplits } from '../../scripts/data/generate.ts';
 import * as P from '../../scripts/data/phrases.ts';
 import { parseAge } from '../../src/scoring/ages.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
@@ -114,6 +114,28 @@ describe('conversation generator', () => {
     }
     expect(checked).toBeGreaterThan(300);
     expect(named).toBeGreaterThan(50);
+  });
+
+  it("tells a family's own lines from the small talk every family shares (greetings, filler, everyday talk)", () => {
+    // Lines that one bank alone holds: a short line such as 'ok' is both filler and a child's answer.
+    const banks = Object.entries(P).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === 'string'));
+    const holders = new Map<string, number>();
+    for (const [, bank] of banks) for (const line of new Set(bank)) holders.set(line, (holders.get(line) ?? 0) + 1);
+    const plain = (...bs: (readonly string[])[]): Set<string> => new Set(bs.flat().filter((p) => !p.includes('{') && holders.get(p) === 1));
+    const filler = plain(P.FILLER);
+    const own = plain(P.B_SECRETS, P.B_FLIRT, P.B_PARENT);
+    const seen = { filler: 0, own: 0, predatory: 0 };
+    for (let seed = 0; seed < 60; seed++) {
+      for (const family of ['friends_secrets', 'adult_flirting', 'parent_child', 'grooming_slow']) {
+        for (const m of familyMoves(family, seed)) {
+          if (['hi', 'hey', 'heyy', 'hello'].includes(m.text)) expect(m.smallTalk, m.text).toBe(true);
+          if (filler.has(m.text)) (seen.filler++, expect(m.smallTalk, m.text).toBe(true));
+          if (own.has(m.text)) (seen.own++, expect(m.smallTalk, m.text).toBe(false));
+          if (m.harmful) (seen.predatory++, expect(m.smallTalk, m.text).toBe(false));
+        }
+      }
+    }
+    expect(Math.min(seen.filler, seen.own, seen.predatory)).toBeGreaterThan(20);
   });
 
   it("knows where the harm starts: onset_line is the predator's first predatory line, in harmful records whose lines survive rendering", () => {

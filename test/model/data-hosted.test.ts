@@ -43,15 +43,20 @@ describe('data: exchanges hosted in real chats', () => {
     }
   });
 
-  it("a thin benign guest keeps 3 to 6 of role A's lines, predatory or not", () => {
-    for (let seed = 0; seed < 40; seed++) {
-      const moves = familyMoves('parent_child', seed);
-      const thin = thinGuest(moves, false, createRng(seed));
-      expect(thin.length).toBeGreaterThanOrEqual(THIN_LINES.min);
-      expect(thin.length).toBeLessThanOrEqual(THIN_LINES.max);
-      for (const m of thin) expect(m.role).toBe('A');
-    }
-  });
+  it.each(['parent_child', 'friends_secrets', 'adult_flirting'])(
+    "a thin benign guest (%s) keeps 3 to 6 of role A's lines, its own lines before any small talk",
+    (family) => {
+      for (let seed = 0; seed < 40; seed++) {
+        const moves = familyMoves(family, seed);
+        const thin = thinGuest(moves, false, createRng(seed));
+        const own = moves.filter((m) => m.role === 'A' && !m.smallTalk);
+        expect(thin.length).toBeGreaterThanOrEqual(THIN_LINES.min);
+        expect(thin.length).toBeLessThanOrEqual(THIN_LINES.max);
+        for (const m of thin) expect(m.role).toBe('A');
+        expect(thin.filter((m) => !m.smallTalk).length).toBe(Math.min(own.length, thin.length));
+      }
+    },
+  );
 
   it('thins about the share asked of the hosted records of each class, and leaves the others as they were without thinning', () => {
     const whole = new Map(hostedChats(real, allSwitches(true), 0).map((r) => [r.id, r]));
