@@ -80,7 +80,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   const derived = derivedSlices(o.test, scores);
   const families = registerShiftFamilies(o.test, scores);
   const flat = await flatRenderings(o.scorer, o.test);
-  const sparse = await evaluateSparseGrooming(o.scorer, o.test);
+  const sparse = await evaluateSparseGrooming(o.scorer, o.test, flat.cut_at_target_fpr);
   const guardedSparse = sparse.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
   const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
   const tag = (name: string): SliceRow => tags.find((t) => t.slice === name) as SliceRow;
@@ -119,9 +119,16 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     flat_roc_auc: r4(flat.roc_auc),
     flat_recall_at_0_5: r4(flat.recall_at_0_5),
     flat_fpr_at_0_5: r4(flat.fpr_at_0_5),
+    flat_cut_at_target_fpr: r4(flat.cut_at_target_fpr),
+    flat_recall_at_target_fpr: r4(flat.recall_at_target_fpr),
     ...Object.fromEntries(sparse.flatMap((r) => {
       const key = `sparse_${r.lines}_${r.rendering.replace(/ /g, '_')}`;
-      return [[`${key}_roc_auc`, r4(r.roc_auc)], [`${key}_recall_at_0_5`, r4(r.recall_at_0_5)], [`${key}_fpr_at_0_5`, r4(r.fpr_at_0_5)]];
+      return [
+        [`${key}_roc_auc`, r4(r.roc_auc)],
+        [`${key}_recall_at_0_5`, r4(r.recall_at_0_5)],
+        [`${key}_fpr_at_0_5`, r4(r.fpr_at_0_5)],
+        [`${key}_recall_at_flat_cut`, r4(r.recall_at_flat_cut)],
+      ];
     })),
     ...Object.fromEntries(tags.map((t) => [`tagged_${t.slice.replace(/-/g, '_')}_roc_auc`, r4(t.roc_auc)])),
     register_shift_roc_auc: r4(tag('register-shift').roc_auc),
@@ -200,6 +207,8 @@ ${s.worst_benign.map((w) => `- ${w.harmful_score}: \`${w.conversation.replace(/\
 ### Flat renderings and tagged slices
 Flat renderings: every test record flattened with \`recut.flatten\` (no prefixes, no line breaks), a proxy for
 moderator exports. Targets: ROC-AUC >= ${FLAT_TARGETS.roc_auc_min}, recall at 0.5 >= ${FLAT_TARGETS.recall_min}, FPR at 0.5 <= ${FLAT_TARGETS.fpr_max}: **${mark(g.flat_renderings.pass)}**.
+At the cut that flags ${FLAT_TARGETS.fpr_max} of the flattened benign chats (${f(g.flat_renderings.cut_at_target_fpr)}), recall is ${f(g.flat_renderings.recall_at_target_fpr)}:
+models compared there differ in how they rank, not in where calibration puts 0.5.
 Tagged slices use the corpus's \`tags\` (empty when no record carries the tag); \`derived\` rows count turns through
 \`parseTurns\` instead. A slice with one class only is ranked against the other class of the whole test split.
 
@@ -214,10 +223,11 @@ ${SPARSE_LINES.length} hand-written predatory lines (age, being alone, secrecy, 
 meeting; never in training) inserted by one speaker at seeded places: a proxy for the issue's real
 moderator exports, where grooming is a few lines among everyday talk. FPR counts the same chats
 untouched, rendered the same way. Targets (the issue's for real flat exports) apply to ${SPARSE_GUARDED_LABEL}.
+The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at which ${FLAT_TARGETS.fpr_max} of the flattened benign test chats are flagged.
 
-| lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | predator named (flagged) |
-|---|---|---|---|---|---|---|---|
-${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.predator_named_flagged)} |`).join('\n')}
+| lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | predator named (flagged) |
+|---|---|---|---|---|---|---|---|---|
+${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
 
 ### Attribution by slice
 Flat records (tagged \`flat\`, or with no speaker prefix) are excluded: for flat text the service names

@@ -52,6 +52,17 @@ export interface ThresholdMetrics {
   fn: number;
 }
 
+/**
+ * The lowest cut that flags (score > cut) no more than `fpr` of the negatives: one of their scores.
+ * Comparing models at the same false-positive rate rather than at 0.5 separates how well they rank
+ * from where their calibration puts 0.5. NaN with no negatives.
+ */
+export function cutAtFpr(labels: readonly number[], scores: readonly number[], fpr: number): number {
+  const negatives = scores.filter((_, i) => labels[i] !== 1).sort((a, b) => b - a);
+  if (negatives.length === 0) return Number.NaN;
+  return negatives[Math.min(Math.floor(negatives.length * fpr), negatives.length - 1)] as number;
+}
+
 export function atThreshold(labels: readonly number[], scores: readonly number[], threshold = 0.5): ThresholdMetrics {
   let tp = 0;
   let fp = 0;

@@ -7,7 +7,7 @@ import type { Prediction } from '../../src/scoring/types.ts';
 import { flatten } from '../data/recut.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import type { Probe } from './probes.ts';
-import { atThreshold, mean, rocAuc } from './metrics.ts';
+import { atThreshold, cutAtFpr, mean, rocAuc } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 import { lineHasSpeakerPrefix } from './structure-baseline.ts';
 
@@ -111,6 +111,9 @@ export function registerShiftFamilies(test: readonly LabeledConversation[], scor
 
 export interface FlatRenderingReport extends SliceRow {
   pass: boolean;
+  /** The cut that flags FLAT_TARGETS.fpr_max of the flattened benign chats, and the recall there. */
+  cut_at_target_fpr: number;
+  recall_at_target_fpr: number;
 }
 
 /** Every test record flattened with recut.flatten (no prefixes, no line breaks) and scored with its ages. */
@@ -122,7 +125,9 @@ export async function flatRenderings(scorer: BatchScorer, test: readonly Labeled
   const scores = preds.map((p) => p.harmful_score);
   const row = sliceRow('flat renderings (recut.flatten of every test record)', test.map((_, i) => i), test, scores);
   const pass = row.roc_auc >= FLAT_TARGETS.roc_auc_min && row.recall_at_0_5 >= FLAT_TARGETS.recall_min && row.fpr_at_0_5 <= FLAT_TARGETS.fpr_max;
-  return { ...row, pass };
+  const labels = test.map((r) => r.label);
+  const cut = cutAtFpr(labels, scores, FLAT_TARGETS.fpr_max);
+  return { ...row, pass, cut_at_target_fpr: cut, recall_at_target_fpr: atThreshold(labels, scores, cut).recall };
 }
 
 /** True when the server reads at least one speaker prefix in the text (so it can name a side). */

@@ -113,11 +113,15 @@ export interface SparseRow {
   recall_at_0_5: number;
   /** Of the same hosts untouched, rendered the same way. */
   fpr_at_0_5: number;
+  /** At the flat cut (FlatRenderingReport.cut_at_target_fpr): recall of the groomed chats, FPR of their hosts. */
+  recall_at_flat_cut: number;
+  fpr_at_flat_cut: number;
   /** Among flagged groomed chats; speakers rendering only (flat text names nobody by design). */
   predator_named_flagged: number;
 }
 
-export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly LabeledConversation[]): Promise<SparseRow[]> {
+/** `flatCut`: the cut at which the model flags the target share of flattened benign test chats (NaN: not reported). */
+export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly LabeledConversation[], flatCut = Number.NaN): Promise<SparseRow[]> {
   const hosts = sparseHosts(test, SPARSE_HOSTS);
   if (hosts.length === 0) return [];
   const ask = (chats: readonly Turn[][], rendering: SparseRendering): ScoreRequest[] => chats.map((turns) => ({ conversation: render(turns, rendering) }));
@@ -137,6 +141,7 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
       const chars = requests.map((r) => r.conversation.length).sort((a, b) => a - b);
       const labels = [...groomed.map(() => 1), ...untouched.map(() => 0)];
       const at = atThreshold(labels, [...groomed, ...untouched]);
+      const atCut = atThreshold(labels, [...groomed, ...untouched], flatCut);
       rows.push({
         lines,
         rendering,
@@ -145,6 +150,8 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
         roc_auc: rocAuc(labels, [...groomed, ...untouched]),
         recall_at_0_5: at.recall,
         fpr_at_0_5: at.fpr,
+        recall_at_flat_cut: Number.isFinite(flatCut) ? atCut.recall : Number.NaN,
+        fpr_at_flat_cut: Number.isFinite(flatCut) ? atCut.fpr : Number.NaN,
         predator_named_flagged:
           rendering === 'speakers'
             ? mean(preds.flatMap((p, i) => (p.harmful_score > 0.5 ? [p.predatory_user === pairs[i]?.predator ? 1 : 0] : [])))

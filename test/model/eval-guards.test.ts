@@ -8,6 +8,7 @@ import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type Struc
 import { ISSUE_EXAMPLES, SHORT_BENIGN_MIN, SHORT_PREDATORY_MIN, shortBenignChats, shortPredatoryChats } from '../../scripts/eval/short-chats.ts';
 import { deterministicSubsample, stabilityRow } from '../../scripts/eval/recut-invariance.ts';
 import { hasSpeakerPrefixes, sliceRow, tagSlices } from '../../scripts/eval/slices.ts';
+import { atThreshold, cutAtFpr } from '../../scripts/eval/metrics.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
 import { SPARSE_COUNTS, SPARSE_LINES, SPARSE_MIN_TURNS, render, sparsePairs } from '../../scripts/eval/sparse-grooming.ts';
@@ -146,6 +147,20 @@ describe('re-cut and slice helpers', () => {
     expect(flat?.recall_at_0_5).toBe(0.5);
     expect(rows.find((r) => r.slice === 'in-kind')?.conversations).toBe(0);
     expect(sliceRow('all', [0, 1, 2, 3], test, scores).fpr_at_0_5).toBe(0.5);
+  });
+
+  it('cutAtFpr is the lowest cut that flags no more than the given share of negatives, ties included', () => {
+    const negatives = Array.from({ length: 20 }, (_, i) => i / 20);
+    const labels = [...negatives.map(() => 0), 1, 1];
+    const scores = [...negatives, 0.99, 0.5];
+    const cut = cutAtFpr(labels, scores, 0.05);
+    expect(cut).toBe(0.9);
+    expect(atThreshold(labels, scores, cut).fpr).toBe(0.05);
+    expect(atThreshold(labels, scores, cut - 1e-9).fpr).toBeGreaterThan(0.05);
+    expect(atThreshold(labels, scores, cut).recall).toBe(0.5);
+    const tied = cutAtFpr([0, 0, 0, 0], [0.9, 0.9, 0.9, 0.1], 0.5);
+    expect(atThreshold([0, 0, 0, 0], [0.9, 0.9, 0.9, 0.1], tied).fpr).toBeLessThanOrEqual(0.5);
+    expect(cutAtFpr([1, 1], [0.3, 0.4], 0.05)).toBeNaN();
   });
 });
 
