@@ -57,8 +57,8 @@ function placeGroups(host: readonly Item[], groups: readonly Item[][], rng: Rng)
 
 /**
  * Share of hosted records, in each class, whose guest is thin, unless `--thin-share` says otherwise.
- * 0 in the shipped recipe: run 20 (0.3) flagged more flattened hard negatives and failed the flat
- * re-cut guard (docs/training.md, "Tried and not kept").
+ * 0 in the shipped recipe: runs 20, 22 (0.3) and 23 (0.15) rank sparse grooming better but flag more
+ * flattened hard negatives at 0.5 (docs/training.md, "Tried and not kept").
  */
 export const THIN_SHARE = 0;
 /** Lines a thin guest keeps: role A's predatory lines when harmful, role A's own lines when benign. */
