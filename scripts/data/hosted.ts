@@ -61,7 +61,7 @@ function placeGroups(host: readonly Item[], groups: readonly Item[][], rng: Rng)
  * flattened hard negatives at 0.5 (docs/training.md, "Tried and not kept").
  */
 export const THIN_SHARE = 0;
-/** Lines a thin guest keeps: role A's predatory lines when harmful, role A's own lines when benign. */
+/** Lines a thin guest keeps: role A's predatory lines when harmful; its own lines, then small talk, when benign. */
 export const THIN_LINES = { min: 3, max: 6 } as const;
 
 /**
