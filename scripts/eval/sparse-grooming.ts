@@ -140,18 +140,20 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
       const groomed = preds.map((p) => p.harmful_score);
       const chars = requests.map((r) => r.conversation.length).sort((a, b) => a - b);
       const labels = [...groomed.map(() => 1), ...untouched.map(() => 0)];
-      const at = atThreshold(labels, [...groomed, ...untouched]);
-      const atCut = atThreshold(labels, [...groomed, ...untouched], flatCut);
+      const scores = [...groomed, ...untouched];
+      const at = atThreshold(labels, scores);
+      // No cut given: nothing to report (a NaN cut would flag nothing and read as recall 0).
+      const atCut = Number.isFinite(flatCut) ? atThreshold(labels, scores, flatCut) : undefined;
       rows.push({
         lines,
         rendering,
         pairs: pairs.length,
         median_characters: chars[chars.length >> 1] as number,
-        roc_auc: rocAuc(labels, [...groomed, ...untouched]),
+        roc_auc: rocAuc(labels, scores),
         recall_at_0_5: at.recall,
         fpr_at_0_5: at.fpr,
-        recall_at_flat_cut: Number.isFinite(flatCut) ? atCut.recall : Number.NaN,
-        fpr_at_flat_cut: Number.isFinite(flatCut) ? atCut.fpr : Number.NaN,
+        recall_at_flat_cut: atCut?.recall ?? Number.NaN,
+        fpr_at_flat_cut: atCut?.fpr ?? Number.NaN,
         predator_named_flagged:
           rendering === 'speakers'
             ? mean(preds.flatMap((p, i) => (p.harmful_score > 0.5 ? [p.predatory_user === pairs[i]?.predator ? 1 : 0] : [])))
