@@ -65,7 +65,7 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (sw.newRealSets) real.push(...loadCasino(o.dataDir), ...loadSelfDialogue(o.dataDir));
     if (o.realLimit !== undefined) real = real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0);
     out.push(...renderReal(real, sw));
-    if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw, o.thinShare ?? THIN_SHARE));
+    if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw, o.thinShare));
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
