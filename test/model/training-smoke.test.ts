@@ -5,7 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ort from 'onnxruntime-node';
 import { INVARIANCE_PROBES, paddingInvarianceGap } from '../../scripts/eval/invariance.ts';
+import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
+import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 
@@ -26,13 +29,30 @@ function smallVectors(path: string): string {
   return path;
 }
 
+/** The raw outputs of one ONNX file for the probes' segments, every segment's per-turn logits asked for. */
+async function rawOutputs(onnxPath: string, modelDir: string): Promise<RawOutputs> {
+  const manifest = JSON.parse(readFileSync(join(modelDir, 'manifest.json'), 'utf8')) as ModelManifest;
+  const tokenizer = loadTokenizer(join(modelDir, 'tokenizer.json'));
+  const items: ModelItem[] = [];
+  for (const r of INVARIANCE_PROBES) {
+    const enc = await encodeConversation(tokenizer, r, manifest.segment);
+    for (const segment of enc.segments) items.push({ segment, ageFeatures: enc.ageFeatures, perTurn: true });
+  }
+  const session = await ort.InferenceSession.create(onnxPath);
+  try {
+    return await runModel(session, items);
+  } finally {
+    await session.release();
+  }
+}
+
 describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   const out = join(mkdtempSync(join(tmpdir(), 'smoke-')), 'model');
   let scorer: EngineScorer;
 
   beforeAll(async () => {
     const vectors = smallVectors(join(out, '..', 'vectors.json'));
-    execFileSync('bash', ['scripts/train/train.sh', '--smoke', '--vectors', vectors, '--out', out], { stdio: 'pipe', timeout: 170_000 });
+    execFileSync('bash', ['scripts/train/train.sh', '--smoke', '--members', '2', '--vectors', vectors, '--out', out], { stdio: 'pipe', timeout: 170_000 });
     scorer = await createScorer({ modelDir: out, workers: 1, intraOpThreads: 1, maxQueue: 10, timeoutMs: 30_000 });
   }, 180_000);
 
@@ -69,6 +89,28 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     const [flat] = await scorer.score([{ conversation: 'hey are your parents home no they are at work send a pic' }]);
     expect(flat!.predatory_user).toBe('neither');
     expect(flat!.user_probabilities.user1).toBeCloseTo(flat!.user_probabilities.user2, 9);
+  });
+
+  it('ships the members as one graph whose harm, side and per-turn logits are the means of theirs (onnxruntime)', async () => {
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
+    expect(manifest.training_data).toMatchObject({ ensemble: { members: [{ seed: 7 }, { seed: 8 }] } });
+    const whole = await rawOutputs(join(out, 'model.onnx'), out);
+    const members = await Promise.all([7, 8].map((seed) => rawOutputs(join(`${out}.work`, 'members', `seed-${seed}`, 'model.onnx'), out)));
+    const mean = (f: (o: RawOutputs) => number) => members.reduce((sum, o) => sum + f(o), 0) / members.length;
+    // speaker_logits[0] - speaker_logits[1] is the user1-minus-user2 side score (model.py speaker_logits).
+    const side = (o: RawOutputs, i: number) => (o.speaker[i * 3] as number) - (o.speaker[i * 3 + 1] as number);
+    // Within 0.005: the shipped graph stores the embedding tables in float16, the members' own in float32.
+    expect(whole.harm.length).toBeGreaterThan(3);
+    for (let i = 0; i < whole.harm.length; i++) {
+      expect(whole.harm[i]).toBeCloseTo(mean((o) => o.harm[i] as number), 2);
+      expect(side(whole, i)).toBeCloseTo(mean((o) => side(o, i)), 2);
+      const turns = whole.turns[i] as Float32Array;
+      turns.forEach((v, t) => expect(v).toBeCloseTo(mean((o) => (o.turns[i] as Float32Array)[t] as number), 2));
+    }
+    // Members ten times further apart than that tolerance, or the check could not tell a mean from either one.
+    const apart = (f: (o: RawOutputs, i: number) => number) => Math.max(...Array.from(whole.harm, (_, i) => Math.abs(f(members[0]!, i) - f(members[1]!, i))));
+    expect(apart((o, i) => o.harm[i] as number)).toBeGreaterThan(0.1);
+    expect(apart(side)).toBeGreaterThan(0.1);
   });
 
   it('gives the same outputs for a segment alone and padded in a batch (onnxruntime)', async () => {

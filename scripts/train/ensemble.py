@@ -1,0 +1,86 @@
+"""Joins members trained by train.py (same segments and tokenizer, different seeds) into one model:
+the mean of their heads (model.py `Ensemble`), calibrated by temperature and bias on the validation
+conversations as one member is, and exported with the contract's tensors, so the service and the
+contract do not change. Each member's embedding table, almost all of its size, is stored in float16
+(`--no-half-tables` keeps float32), so two members take about the file of one.
+
+  python3 scripts/train/ensemble.py --member DIR --member DIR --segments S --tokenizer T \
+      [--embeddings E] --out DIR
+
+Each member DIR holds train.py's model.pt and training.json. Writes model.onnx and training.json
+(the ensemble's calibration and validation figures, each member's seed, chosen epoch and history).
+"""
+import argparse
+import json
+import os
+
+import torch
+
+from model import ConversationRisk, Ensemble
+from onnx_export import export_contract_onnx
+from train import evaluate, fit_temperature, load_conversations, load_pretrained, vocab_size_of
+
+
+def load_member(directory, vocab_size, pretrained, half_table):
+    with open(os.path.join(directory, "training.json")) as f:
+        info = json.load(f)
+    hp = info["hyperparameters"]
+    if info.get("pretrained_vectors") and pretrained is None:
+        raise SystemExit(f"{directory}: trained with pretrained vectors; pass --embeddings")
+    model = ConversationRisk(vocab_size, emb=hp["emb"], hidden=hp["hidden"], pretrained=pretrained if info.get("pretrained_vectors") else None,
+                             pretrained_residual=hp.get("pretrained_residual", False))
+    model.load_state_dict(torch.load(os.path.join(directory, "model.pt")))
+    if model.pretrained or half_table:
+        model = model.folded(half_table)
+    return model.eval(), info
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--member", action="append", required=True, help="a train.py output directory (repeat)")
+    ap.add_argument("--segments", required=True)
+    ap.add_argument("--tokenizer", required=True)
+    ap.add_argument("--embeddings", help="the float32 vectors the members were trained with")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--half-tables", action=argparse.BooleanOptionalAction, default=True,
+                    help="store each member's embedding table in float16 (half the file; outputs move by about 1e-3)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+
+    vocab_size = vocab_size_of(args.tokenizer)
+    pretrained = load_pretrained(args.embeddings, vocab_size)[0] if args.embeddings else None
+    members, infos = zip(*(load_member(d, vocab_size, pretrained, args.half_tables) for d in args.member))
+    recipes = {json.dumps({k: v for k, v in i["hyperparameters"].items() if k != "seed"}, sort_keys=True) for i in infos}
+    if len(recipes) > 1:
+        raise SystemExit("members differ in more than their seed: " + " | ".join(sorted(recipes)))
+    model = Ensemble(list(members)).eval()
+
+    convs = load_conversations(args.segments)
+    val = [c for c in convs if c["split"] == "val"] or [c for c in convs if c["split"] == "train"]
+    metrics, logits, y = evaluate(model, val)
+    temperature, bias = fit_temperature(logits, y)
+    print(f"ensemble of {len(members)}: validation {json.dumps(metrics)}; calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
+
+    os.makedirs(args.out, exist_ok=True)
+    export_contract_onnx(model, os.path.join(args.out, "model.onnx"), vocab_size)
+    first = infos[0]
+    with open(os.path.join(args.out, "training.json"), "w") as f:
+        json.dump({
+            "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
+            "validation": metrics,
+            "history": [],
+            "members": [{
+                "seed": i["hyperparameters"]["seed"], "selected_epoch": i["selected_epoch"],
+                "calibration": i["calibration"], "history": i["history"],
+            } for i in infos],
+            "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},
+            "pretrained_vectors": first.get("pretrained_vectors", False),
+            "half_tables": args.half_tables,
+            "conversations": first["conversations"],
+            "torch": torch.__version__,
+        }, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
