@@ -24,7 +24,7 @@ BASE="$ROOT/.tmp/ablation"; mkdir -p "$BASE" "$ROOT/reports"
 
 # label and train.sh arguments of each row
 declare -A LABEL ARGS
-LABEL[full]="shipped recipe: hybrid vocabulary, frozen pretrained vectors, all data changes"; ARGS[full]=""
+LABEL[full]="shipped recipe (one member): hybrid vocabulary, frozen pretrained vectors, all data changes"; ARGS[full]=""
 LABEL[wordpiece]="WordPiece from scratch (no pretrained vectors), all data changes"; ARGS[wordpiece]="--vocab wordpiece"
 LABEL[finetuned]="hybrid vocabulary, pretrained vectors fine-tuned (a learned correction per word)"; ARGS[finetuned]="--pretrained-residual"
 LABEL[no-register]="without chat register (register, register-shift)"; ARGS[no-register]="--without register,registerShift"
@@ -42,8 +42,10 @@ for row in $ROWS; do
   [[ -n "${LABEL[$row]:-}" ]] || { echo "ablation.sh: unknown row $row" >&2; exit 2; }
   dir="$BASE/$row"
   if [[ ! -f "$dir/model/manifest.json" ]]; then
+    # One network per row (--members 1): the rows compare data and vocabulary, and a second member
+    # would double every row's time.
     # shellcheck disable=SC2086
-    bash scripts/train/train.sh --no-eval --epochs "$EPOCHS" --n "$N" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
+    bash scripts/train/train.sh --no-eval --members 1 --epochs "$EPOCHS" --n "$N" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
   fi
   [[ -f "$dir/eval/eval.json" ]] || node scripts/eval/run.ts --model "$dir/model" --corpus "$COMMON" --out "$dir/eval" --quick --no-card --no-manifest --no-plots > "$dir/eval.log" 2>&1
   row_args+=(--row "${LABEL[$row]}=$dir/eval/eval.json")
