@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Retrains the conversation-risk model from scratch, deterministically for a seed:
 #   generate + real benign chats (+ your data) -> tokenizer -> tensor export (server encoder)
-#   -> PyTorch training -> calibration -> ONNX -> manifest -> evaluation report.
+#   -> PyTorch training (one network per seed) -> ensemble and calibration -> ONNX -> manifest
+#   -> evaluation report.
 #
 #   npm run train                              # reproduces models/conversation-risk
 #   npm run train -- --data my.jsonl           # adds your labeled chats (docs/training.md, JSONL format)
@@ -53,10 +54,11 @@ while [[ $# -gt 0 ]]; do
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+[[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "train.sh: --members is a positive integer, not $MEMBERS" >&2; exit 2; }
 
 if [[ $SMOKE == 1 ]]; then
   N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0; VECTOR_TOP=500
@@ -95,7 +97,6 @@ train_member() {  # seed, output directory
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
     --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
 }
-[[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "train.sh: --members is a positive integer, not $MEMBERS" >&2; exit 2; }
 if [[ $MEMBERS == 1 ]]; then
   step "train ($EPOCHS epochs, 2 threads, seed $SEED)"
   train_member "$SEED" "$WORK/model"
