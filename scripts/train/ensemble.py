@@ -7,7 +7,8 @@ contract do not change. Each member's embedding table, almost all of its size, i
   python3 scripts/train/ensemble.py --member DIR --member DIR --segments S --tokenizer T \
       [--embeddings E] --out DIR
 
-Each member DIR holds train.py's model.pt and training.json. Writes model.onnx and training.json
+Each member DIR holds train.py's model.pt and training.json; two or more members with distinct
+seeds, the same hyperparameters and the same training and validation counts, or it refuses. Writes model.onnx and training.json
 (the ensemble's calibration and validation figures, each member's seed, chosen epoch and history).
 """
 import argparse
@@ -35,6 +36,23 @@ def load_member(directory, vocab_size, pretrained, half_table):
     return model.eval(), info
 
 
+def check_members(infos):
+    """Members must be the same recipe on the same data with different seeds, or their mean is not
+    what the docs call it (the same seed twice would be one network weighed double)."""
+    if len(infos) < 2:
+        raise SystemExit("an ensemble needs two members or more; one network ships as train.py writes it")
+    seeds = [i["hyperparameters"]["seed"] for i in infos]
+    if len(set(seeds)) != len(seeds):
+        raise SystemExit(f"members share a seed: {seeds}")
+    recipes = {json.dumps({
+        "hyperparameters": {k: v for k, v in i["hyperparameters"].items() if k != "seed"},
+        "pretrained_vectors": i.get("pretrained_vectors", False),
+        "conversations": i["conversations"],
+    }, sort_keys=True) for i in infos}
+    if len(recipes) > 1:
+        raise SystemExit("members differ in more than their seed: " + " | ".join(sorted(recipes)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--member", action="append", required=True, help="a train.py output directory (repeat)")
@@ -51,9 +69,7 @@ def main():
     vocab_size = vocab_size_of(args.tokenizer)
     pretrained = load_pretrained(args.embeddings, vocab_size)[0] if args.embeddings else None
     members, infos = zip(*(load_member(d, vocab_size, pretrained, args.half_tables) for d in args.member))
-    recipes = {json.dumps({k: v for k, v in i["hyperparameters"].items() if k != "seed"}, sort_keys=True) for i in infos}
-    if len(recipes) > 1:
-        raise SystemExit("members differ in more than their seed: " + " | ".join(sorted(recipes)))
+    check_members(infos)
     model = Ensemble(list(members)).eval()
 
     convs = load_conversations(args.segments)

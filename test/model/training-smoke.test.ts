@@ -97,13 +97,20 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     const whole = await rawOutputs(join(out, 'model.onnx'), out);
     const members = await Promise.all([7, 8].map((seed) => rawOutputs(join(`${out}.work`, 'members', `seed-${seed}`, 'model.onnx'), out)));
     const mean = (f: (o: RawOutputs) => number) => members.reduce((sum, o) => sum + f(o), 0) / members.length;
-    // speaker_logits[0] - speaker_logits[1] is the user1-minus-user2 side score (model.py speaker_logits).
+    // speaker_logits are [log p + log q1, log p + log q2, log(1 - p)] with p = sigmoid(harm) and q the
+    // softmax of the side scores (model.py speaker_logits), so [0] - [1] is the user1-minus-user2 side score.
     const side = (o: RawOutputs, i: number) => (o.speaker[i * 3] as number) - (o.speaker[i * 3 + 1] as number);
+    const softplus = (x: number) => Math.log1p(Math.exp(x));
     // Within 0.005: the shipped graph stores the embedding tables in float16, the members' own in float32.
     expect(whole.harm.length).toBeGreaterThan(3);
     for (let i = 0; i < whole.harm.length; i++) {
       expect(whole.harm[i]).toBeCloseTo(mean((o) => o.harm[i] as number), 2);
       expect(side(whole, i)).toBeCloseTo(mean((o) => side(o, i)), 2);
+      // Composed from the mean harm logit and mean side score, not averaged member by member.
+      const h = whole.harm[i] as number;
+      const d = side(whole, i);
+      expect(whole.speaker[i * 3]).toBeCloseTo(-softplus(-h) - softplus(-d), 4);
+      expect(whole.speaker[i * 3 + 2]).toBeCloseTo(-softplus(h), 4);
       const turns = whole.turns[i] as Float32Array;
       turns.forEach((v, t) => expect(v).toBeCloseTo(mean((o) => (o.turns[i] as Float32Array)[t] as number), 2));
     }
@@ -111,6 +118,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     const apart = (f: (o: RawOutputs, i: number) => number) => Math.max(...Array.from(whole.harm, (_, i) => Math.abs(f(members[0]!, i) - f(members[1]!, i))));
     expect(apart((o, i) => o.harm[i] as number)).toBeGreaterThan(0.1);
     expect(apart(side)).toBeGreaterThan(0.1);
+    expect(apart((o, i) => Math.max(...Array.from(o.turns[i] as Float32Array)))).toBeGreaterThan(0.1);
   });
 
   it('gives the same outputs for a segment alone and padded in a batch (onnxruntime)', async () => {
