@@ -19,12 +19,15 @@ import torch
 
 from model import ConversationRisk, Ensemble
 from onnx_export import export_contract_onnx
-from train import evaluate, fit_temperature, load_conversations, load_pretrained, vocab_size_of
+from train import evaluate, fit_temperature, load_conversations, load_pretrained, validation_split, vocab_size_of
 
 
-def load_member(directory, vocab_size, pretrained, half_table):
+def read_info(directory):
     with open(os.path.join(directory, "training.json")) as f:
-        info = json.load(f)
+        return json.load(f)
+
+
+def load_member(directory, info, vocab_size, pretrained, half_table):
     hp = info["hyperparameters"]
     if info.get("pretrained_vectors") and pretrained is None:
         raise SystemExit(f"{directory}: trained with pretrained vectors; pass --embeddings")
@@ -33,7 +36,7 @@ def load_member(directory, vocab_size, pretrained, half_table):
     model.load_state_dict(torch.load(os.path.join(directory, "model.pt")))
     if model.pretrained or half_table:
         model = model.folded(half_table)
-    return model.eval(), info
+    return model.eval()
 
 
 def check_members(infos):
@@ -68,15 +71,14 @@ def main():
 
     vocab_size = vocab_size_of(args.tokenizer)
     pretrained = load_pretrained(args.embeddings, vocab_size)[0] if args.embeddings else None
-    members, infos = zip(*(load_member(d, vocab_size, pretrained, args.half_tables) for d in args.member))
+    infos = [read_info(d) for d in args.member]
     check_members(infos)
-    model = Ensemble(list(members)).eval()
+    model = Ensemble([load_member(d, i, vocab_size, pretrained, args.half_tables) for d, i in zip(args.member, infos)]).eval()
 
-    convs = load_conversations(args.segments)
-    val = [c for c in convs if c["split"] == "val"] or [c for c in convs if c["split"] == "train"]
+    val = validation_split(load_conversations(args.segments))
     metrics, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
-    print(f"ensemble of {len(members)}: validation {json.dumps(metrics)}; calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
+    print(f"ensemble of {len(infos)}: validation {json.dumps(metrics)}; calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
 
     os.makedirs(args.out, exist_ok=True)
     export_contract_onnx(model, os.path.join(args.out, "model.onnx"), vocab_size)

@@ -275,6 +275,12 @@ def evaluate(model, convs):
     }, logits, y
 
 
+def validation_split(convs):
+    """The conversations that choose the checkpoint and fit the calibration: the val split, or in tiny
+    corpora without one the training conversations, rather than none at all."""
+    return [c for c in convs if c["split"] == "val"] or [c for c in convs if c["split"] == "train"]
+
+
 def vocab_size_of(tokenizer_path):
     """Rows the embedding needs: one past the tokenizer's highest id."""
     with open(tokenizer_path) as f:
@@ -321,9 +327,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     convs = load_conversations(args.segments)
     train = [c for c in convs if c["split"] == "train"]
-    val = [c for c in convs if c["split"] == "val"]
-    if not val:  # tiny corpora: calibrate on the training conversations rather than not at all
-        val = train
+    val = validation_split(convs)
     print(f"conversations: train {len(train)}, val {len(val)}", flush=True)
 
     vocab_size = vocab_size_of(args.tokenizer)
