@@ -39,40 +39,46 @@ interface AjvLikeError {
   message?: string;
 }
 
-/** `/conversations/3/age_a` -> `conversations[3].age_a`. */
-export function jsonPointerToPath(pointer: string, extra?: string): string {
+/** Where a schema error was found: Fastify's `validationContext` says `querystring` for the URL's query. */
+export type ValidationPlace = 'body' | 'query';
+
+/** `/conversations/3/age_a` -> `conversations[3].age_a`; the root is `body`, or `query` for the query string. */
+export function jsonPointerToPath(pointer: string, extra?: string, root: ValidationPlace = 'body'): string {
   const parts = pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (extra !== undefined) parts.push(extra);
-  let path = '';
+  let path = root === 'query' ? 'query' : '';
   for (const part of parts) path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
   return path === '' ? 'body' : path;
 }
 
 /** One readable sentence naming the field, from the first schema error that is not a branch marker. */
-export function validationDetail(errors: AjvLikeError[]): string {
+export function validationDetail(errors: AjvLikeError[], place: ValidationPlace = 'body'): string {
   // if/then/else reports the inner failure and then an `if` error that only says a branch failed.
   const e = errors.find((x) => x.keyword !== 'if' && x.keyword !== 'anyOf' && x.keyword !== 'oneOf') ?? errors[0];
-  if (e === undefined) return 'body: invalid request body';
+  if (e === undefined) return `${place}: is invalid`;
   const p = e.params;
+  const at = (extra?: string) => jsonPointerToPath(e.instancePath, extra, place);
   switch (e.keyword) {
     case 'required':
-      return `${jsonPointerToPath(e.instancePath, String(p.missingProperty))}: is required`;
+      return `${at(String(p.missingProperty))}: is required`;
     case 'additionalProperties':
-      return `${jsonPointerToPath(e.instancePath)}: unknown field "${String(p.additionalProperty).slice(0, 64)}"`;
+      return place === 'query'
+        ? `query: unknown parameter "${String(p.additionalProperty).slice(0, 64)}"`
+        : `${at()}: unknown field "${String(p.additionalProperty).slice(0, 64)}"`;
     case 'minLength':
       return p.limit === 1
-        ? `${jsonPointerToPath(e.instancePath)}: must not be empty`
-        : `${jsonPointerToPath(e.instancePath)}: must be at least ${String(p.limit)} characters`;
+        ? `${at()}: must not be empty`
+        : `${at()}: must be at least ${String(p.limit)} characters`;
     case 'maxLength':
-      return `${jsonPointerToPath(e.instancePath)}: must be at most ${String(p.limit)} characters`;
+      return `${at()}: must be at most ${String(p.limit)} characters`;
     case 'minItems':
-      return `${jsonPointerToPath(e.instancePath)}: must hold at least ${String(p.limit)} item(s)`;
+      return `${at()}: must hold at least ${String(p.limit)} item(s)`;
     case 'maxItems':
-      return `${jsonPointerToPath(e.instancePath)}: must hold at most ${String(p.limit)} items`;
+      return `${at()}: must hold at most ${String(p.limit)} items`;
     case 'type':
-      return `${jsonPointerToPath(e.instancePath)}: must be ${String(p.type)}`;
+      return `${at()}: must be ${String(p.type)}`;
     default:
-      return `${jsonPointerToPath(e.instancePath)}: ${e.message ?? 'is invalid'}`;
+      return `${at()}: ${e.message ?? 'is invalid'}`;
   }
 }
 
@@ -156,7 +162,10 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError {
     });
   }
   const fe = error as Partial<FastifyError> & { detail?: unknown };
-  if (Array.isArray(fe.validation)) return new HttpError(422, validationDetail(fe.validation as AjvLikeError[]));
+  if (Array.isArray(fe.validation)) {
+    const place: ValidationPlace = fe.validationContext === 'querystring' ? 'query' : 'body';
+    return new HttpError(422, validationDetail(fe.validation as AjvLikeError[], place));
+  }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new HttpError(422, 'body: malformed JSON');

@@ -73,6 +73,9 @@ export const explainQuerySchema = {
   additionalProperties: false,
 } as const;
 
+/** v2 reads everything from the body: a query parameter there (v1's `?explain=true`) would be ignored, so it is a 422. */
+export const noQuerySchema = { type: 'object', properties: {}, additionalProperties: false } as const;
+
 /** An explanation's fields, for v1 (per turn, with lines) and v2 (per message) alike: numbers only, never text. */
 export function explanationSchema(withLines: boolean) {
   const evidenceProperties = {

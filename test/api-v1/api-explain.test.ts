@@ -91,11 +91,12 @@ describe('v1: POST /predict?explain=true', () => {
   });
 
   it.each([
-    ['/predict?explain=yes', /explain/],
-    ['/predict?explain=1', /explain/],
-    ['/predict?explian=true', /explian/],
-  ])('%s is a 422 naming the parameter', async (url, detail) => {
-    const res = await post(url, { conversation: chat(3) });
+    ['/predict?explain=yes', /^query\.explain: must be equal to one of the allowed values/],
+    ['/predict?explain=1', /^query\.explain: /],
+    ['/predict?explian=true', /^query: unknown parameter "explian"$/],
+    ['/batch_predict?foo=1', /^query: unknown parameter "foo"$/],
+  ])('%s is a 422 naming the parameter as part of the query, not the body', async (url, detail) => {
+    const res = await post(url, url.startsWith('/batch') ? { conversations: [chat(3)] } : { conversation: chat(3) });
     expect(res.statusCode).toBe(422);
     expect(res.json().detail).toMatch(detail);
   });

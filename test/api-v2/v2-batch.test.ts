@@ -204,6 +204,15 @@ describe('submission rules answer a clear 4xx with detail', () => {
     expect(res.json().detail).toMatch(detail);
   });
 
+  it('a query parameter is a 422 naming it: a job takes everything from its body', async () => {
+    const t = await app();
+    const res = await t.app.inject({
+      method: 'POST', url: '/v2/predict/batch?explain=true', payload: { mode: 'batch', conversations: conversations(1) }, headers: bearer(),
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toBe('query: unknown parameter "explain"');
+  });
+
   it('a webhook_url whose host:port is not allow-listed is a 422', async () => {
     const t = await app();
     const res = await submit(t, { mode: 'batch', conversations: conversations(1), webhook_url: 'http://127.0.0.2:9/x' });

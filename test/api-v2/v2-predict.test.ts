@@ -118,6 +118,14 @@ describe('POST /v2/predict validation answers 422 with a detail naming the field
     expect(res.json().detail).toMatch(detail);
   });
 
+  it("a query parameter is a 422 naming it, so v1's `?explain=true` is not silently ignored", async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/v2/predict?explain=true', payload: { messages: messages(2) }, headers: bearer(),
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toBe('query: unknown parameter "explain"');
+  });
+
   it('text totalling more than 500,000 characters over several messages is a 422', async () => {
     const big = 'x'.repeat(250_001);
     const res = await predict({ messages: [{ user: 'user1', text: big }, { user: 'user2', text: big }] });

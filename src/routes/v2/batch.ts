@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponses, HttpError, jobRejection } from '../../http/errors.ts';
+import { noQuerySchema } from '../../http/schemas.ts';
 import { checkAges } from '../../http/scoring-call.ts';
 import type { Jobs, JobView } from '../../jobs/types.ts';
 import { messagesToConversation } from './messages.ts';
@@ -32,6 +33,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
       schema: {
         body: batchBodySchema(opts.maxItems),
         headers: batchHeadersSchema,
+        querystring: noQuerySchema,
         response: { 202: jobAcceptedSchema, ...errorResponses },
       },
     },

@@ -1,6 +1,7 @@
 // POST /v2/predict (Preview): one conversation given as messages, scored in real time.
 import type { FastifyInstance } from 'fastify';
 import { errorResponses, HttpError } from '../../http/errors.ts';
+import { noQuerySchema } from '../../http/schemas.ts';
 import { checkAges, score, type ScoringDeps } from '../../http/scoring-call.ts';
 import { toV2Prediction } from '../../jobs/result.ts';
 import { messagesToConversation, textCharacters, type Message } from './messages.ts';
@@ -18,7 +19,7 @@ export function checkTextLength(messages: readonly Message[], where = ''): void 
 export async function v2PredictRoute(app: FastifyInstance, deps: ScoringDeps): Promise<void> {
   app.post<{ Body: V2PredictBody }>(
     '/predict',
-    { schema: { body: v2PredictBodySchema, response: { 200: v2PredictionSchema, ...errorResponses } } },
+    { schema: { body: v2PredictBodySchema, querystring: noQuerySchema, response: { 200: v2PredictionSchema, ...errorResponses } } },
     async (request, reply) => {
       const { messages, age_a, age_b, explain } = request.body;
       checkTextLength(messages);

@@ -23,6 +23,7 @@ describe('error mapping', () => {
     expect(jsonPointerToPath('/conversations/3/age_a')).toBe('conversations[3].age_a');
     expect(jsonPointerToPath('', 'conversation')).toBe('conversation');
     expect(jsonPointerToPath('')).toBe('body');
+    expect(jsonPointerToPath('/explain', undefined, 'query')).toBe('query.explain');
   });
 
   it('answers an unexpected exception with 500 and a fixed detail, logging no message text', async () => {
