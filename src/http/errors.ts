@@ -76,6 +76,8 @@ export function validationDetail(errors: AjvLikeError[], place: ValidationPlace 
     case 'maxItems':
       return `${at()}: must hold at most ${String(p.limit)} items`;
     case 'type':
+      // The whole body: a text/plain or type-less body reaches validation as a string or nothing.
+      if (place === 'body' && e.instancePath === '') return 'body: must be a JSON object (Content-Type: application/json)';
       return `${at()}: must be ${String(p.type)}`;
     default:
       return `${at()}: ${e.message ?? 'is invalid'}`;

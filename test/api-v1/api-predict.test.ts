@@ -103,7 +103,7 @@ describe('POST /predict', () => {
       [{ conversation: '' }, /^conversation: must not be empty/],
       [{ conversation: 'x'.repeat(500_001) }, /^conversation: must be at most 500000 characters/],
       [{ conversation: 42 }, /^conversation: must be string/],
-      [[], /^body: must be object/],
+      [[], /^body: must be a JSON object/],
     ];
     for (const [body, detail] of cases) {
       const res = await predict(body);
@@ -148,12 +148,15 @@ describe('POST /predict', () => {
     expect(empty.statusCode).toBe(422);
   });
 
-  it('answers 422 for a text body and 415 for a media type it cannot parse, each with a detail', async () => {
+  it('answers 422 asking for a JSON object for a text body or a body with no type, and 415 for a media type it cannot parse', async () => {
     const send = (type: string) =>
       t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': type }, payload: 'user1: hi' });
     const text = await send('text/plain');
     expect(text.statusCode).toBe(422);
-    expect(text.json()).toEqual({ detail: 'body: must be object' });
+    expect(text.json()).toEqual({ detail: 'body: must be a JSON object (Content-Type: application/json)' });
+    const untyped = await t.app.inject({ method: 'POST', url: '/predict', headers: bearer() });
+    expect(untyped.statusCode).toBe(422);
+    expect(untyped.json()).toEqual({ detail: 'body: must be a JSON object (Content-Type: application/json)' });
     const xml = await send('application/xml');
     expect(xml.statusCode).toBe(415);
     expect(xml.json().detail).toMatch(/application\/json/);
