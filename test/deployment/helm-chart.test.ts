@@ -83,7 +83,22 @@ describe('helm values schema', () => {
     ['a short API key', (v) => ((v.auth as JsonObject).apiKeys = ['secret']), 'minLength'],
     ['a webhook egress rule without ports', (v) => ((v.networkPolicy as JsonObject).webhookEgress = [{ cidr: '10.0.0.1/32' }]), 'required'],
     ['a malformed resource quantity', (v) => (((v.resources as JsonObject).limits as JsonObject).memory = '1 gigabyte'), 'oneOf'],
+    ['a webhook host with a port above 65535', (v) => ((v.webhooks as JsonObject).allowedHosts = ['hooks.example:99999']), 'pattern'],
+    ['a trustProxy that is no address', (v) => ((v.config as JsonObject).trustProxy = 'bogus'), 'pattern'],
+    ['a trustProxy CIDR of 99 bits', (v) => ((v.config as JsonObject).trustProxy = '10.0.0.0/99'), 'pattern'],
+    ['a trustProxy list with one bad entry', (v) => ((v.config as JsonObject).trustProxy = 'loopback, 10.0.0.300'), 'pattern'],
+    ['a preStop sleep of minutes', (v) => (v.preStopSleepSeconds = 600), 'maximum'],
   ];
+  // The service's own TRUST_PROXY rules (src/config.ts), so the chart refuses what the pod would.
+  it.each(['false', 'true', '2', '10.0.0.0/8', '10.0.0.0/8, loopback', '192.168.1.7,fd00::/8', '::1', 'linklocal,uniquelocal'])(
+    'accepts trustProxy %s',
+    (trustProxy) => {
+      const values = clone(defaults);
+      (values.config as JsonObject).trustProxy = trustProxy;
+      expect(validate(values), errors()).toBe(true);
+    },
+  );
+
   it.each(bad)('rejects %s', (_name, mutate, keyword) => {
     const values = clone(defaults);
     mutate(values);

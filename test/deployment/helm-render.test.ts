@@ -172,6 +172,20 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(podSpec(objects).volumes.map((v) => v.name)).not.toContain('webhook');
   });
 
+  it('keeps a stopping pod serving for preStopSleepSeconds before SIGTERM, within the grace period', () => {
+    expect(container(renderChart()).lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
+    expect(container(renderChart({ set: { preStopSleepSeconds: 0 } }))).not.toHaveProperty('lifecycle');
+    // 30 s of grace hold a 5 s sleep and 10 s of drain, not a 25 s sleep and 10 s of drain.
+    expect(renderError({ set: { preStopSleepSeconds: 25 } })).toContain('terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs');
+  });
+
+  it('lets a degraded pod start: the startup probe asks /livez, readiness asks /readyz', () => {
+    const c = container(renderChart());
+    expect((c.startupProbe as { httpGet: { path: string } }).httpGet.path).toBe('/livez');
+    expect((c.livenessProbe as { httpGet: { path: string } }).httpGet.path).toBe('/livez');
+    expect((c.readinessProbe as { httpGet: { path: string } }).httpGet.path).toBe('/readyz');
+  });
+
   it('fails once with every validation problem listed, not only the first', () => {
     const message = renderError({
       set: {
@@ -182,7 +196,7 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
         'autoscaling.hpa.maxReplicas': 2,
         'autoscaling.hpa.targetCPU': 0,
         'redis.enabled': true,
-        terminationGracePeriodSeconds: 5,
+        terminationGracePeriodSeconds: 15,
         'metrics.containerPort': 8443,
       },
     });
@@ -192,7 +206,7 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
       'autoscaling.hpa.maxReplicas must be >= minReplicas',
       'autoscaling.hpa.enabled needs autoscaling.hpa.targetCPU or autoscaling.hpa.targetMemory above 0',
       'redis.enabled needs redis.existingSecret',
-      'terminationGracePeriodSeconds must exceed config.shutdownGraceMs',
+      'terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs',
       'the container ports in use must differ: {"containerPorts.https":8443,"metrics.containerPort":8443}',
     ];
     expect(message).toContain(`${expected.length} problem(s) in the values:`);

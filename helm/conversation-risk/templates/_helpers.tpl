@@ -127,8 +127,8 @@ problem is collected first, so one render lists them all.
 {{- if and .Values.redis.enabled (not .Values.redis.existingSecret) -}}
 {{- $problems = append $problems "redis.enabled needs redis.existingSecret (a Secret with the Redis URL and the encryption key)" -}}
 {{- end -}}
-{{- if le (mul (int .Values.terminationGracePeriodSeconds) 1000) (int .Values.config.shutdownGraceMs) -}}
-{{- $problems = append $problems "terminationGracePeriodSeconds must exceed config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
+{{- if le (mul (int .Values.terminationGracePeriodSeconds) 1000) (add (mul (int .Values.preStopSleepSeconds) 1000) (int .Values.config.shutdownGraceMs)) -}}
+{{- $problems = append $problems "terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
 {{- end -}}
 {{- $ports := dict -}}
 {{- $_ := set $ports "containerPorts.https" (int .Values.containerPorts.https) -}}
