@@ -47,5 +47,6 @@ if [ "$(id -u)" -eq 0 ]; then
   chown 0:999 secrets/redis_users.acl
   chmod 0440 secrets/redis_users.acl
 else
-  echo "not root: run 'sudo chown 0:10001 secrets/* && sudo chmod 0440 secrets/*' (or use rootless podman with --userns keep-id)"
+  echo "not root: run 'sudo chown 0:10001 ${files[*]} && sudo chown 0:999 secrets/redis_users.acl && sudo chmod 0440 secrets/*'" \
+    "(Redis runs as 999; or use rootless podman with --userns keep-id)"
 fi

@@ -311,4 +311,21 @@ describe('static YAML and JSON files', () => {
     const prometheus = (compose.services as JsonObject).prometheus as JsonObject;
     expect(prometheus.profiles).toEqual(['monitoring']);
   });
+
+  it('compose replicas take every setting of the single appliance, rotate their logs, and are scraped', () => {
+    const services = (parse(read('compose/compose.yaml'), { merge: true }) as JsonObject).services as JsonObject;
+    const app = services['conversation-risk'] as JsonObject;
+    for (const name of ['replica-a', 'replica-b']) {
+      const replica = services[name] as JsonObject;
+      const env = replica.environment as JsonObject;
+      // The redirect's public port is the single appliance's only: replicas publish no plain HTTP.
+      const shared = Object.keys(app.environment as JsonObject).filter((k) => k !== 'PUBLIC_HTTPS_PORT');
+      expect(Object.keys(env), name).toEqual(expect.arrayContaining(shared));
+      for (const k of shared) expect(env[k], `${name} ${k}`).toEqual((app.environment as JsonObject)[k]);
+      expect(replica.logging, name).toEqual(app.logging);
+    }
+    const scrape = ((parse(read('compose/prometheus.yml')) as JsonObject).scrape_configs as JsonObject[])[0]!;
+    const names = (scrape.dns_sd_configs as JsonObject[]).flatMap((c) => c.names as string[]);
+    expect(names.sort()).toEqual(['conversation-risk', 'replica-a', 'replica-b']);
+  });
 });
