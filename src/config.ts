@@ -73,6 +73,11 @@ const positive = (def: number, maximum?: number) => ({
   default: def,
 });
 
+/** Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer delay fires at once instead. */
+export const MAX_DURATION_MS = 2_147_483_647;
+/** A duration in milliseconds: every one of them ends up in a timer. */
+const duration = (def: number) => positive(def, MAX_DURATION_MS);
+
 /** The JSON Schema env-schema validates against; README's configuration table mirrors it. */
 export const configSchema = {
   type: 'object',
@@ -88,7 +93,7 @@ export const configSchema = {
     API_KEYS: { type: 'string' },
     API_KEYS_FILE: { type: 'string', minLength: 1 },
     RATE_LIMIT_MAX: positive(60),
-    RATE_LIMIT_WINDOW_MS: positive(60_000),
+    RATE_LIMIT_WINDOW_MS: duration(60_000),
     METRICS_PORT: port(9464),
     METRICS_HOST: { type: 'string', minLength: 1 },
     LOG_LEVEL: {
@@ -102,26 +107,26 @@ export const configSchema = {
     WORKERS: positive(availableParallelism(), 256),
     INTRA_OP_THREADS: positive(1, 256),
     MAX_QUEUE: positive(64),
-    REQUEST_TIMEOUT_MS: positive(30_000),
-    SHUTDOWN_GRACE_MS: positive(10_000),
+    REQUEST_TIMEOUT_MS: duration(30_000),
+    SHUTDOWN_GRACE_MS: duration(10_000),
     BODY_LIMIT_BYTES: positive(32 * 1024 * 1024),
     WEBHOOK_SECRET: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
     WEBHOOK_SECRET_FILE: { type: 'string', minLength: 1 },
     WEBHOOK_ALLOWED_HOSTS: { type: 'string', default: '' },
     WEBHOOK_ALLOW_HTTP: { type: 'boolean', default: false },
-    WEBHOOK_RETRY_BASE_MS: positive(1000),
+    WEBHOOK_RETRY_BASE_MS: duration(1000),
     WEBHOOK_MAX_ATTEMPTS: positive(8),
-    WEBHOOK_MAX_RETRY_MS: positive(3_600_000),
-    WEBHOOK_TIMEOUT_MS: positive(10_000),
+    WEBHOOK_MAX_RETRY_MS: duration(3_600_000),
+    WEBHOOK_TIMEOUT_MS: duration(10_000),
     JOB_MAX_ITEMS: positive(1000),
     JOB_MAX_QUEUED_PER_KEY: positive(10),
     JOB_MAX_QUEUED_CHARS: positive(50_000_000),
-    JOB_RESULT_TTL_MS: positive(3_600_000),
+    JOB_RESULT_TTL_MS: duration(3_600_000),
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     REDIS_URL_FILE: { type: 'string', minLength: 1 },
     REDIS_ENCRYPTION_KEY_FILE: { type: 'string', minLength: 1 },
     REDIS_KEY_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'conversation-risk' },
-    JOB_LOCK_MS: positive(30_000),
+    JOB_LOCK_MS: duration(30_000),
   },
 } as const;
 

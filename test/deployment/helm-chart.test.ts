@@ -88,6 +88,7 @@ describe('helm values schema', () => {
     ['a trustProxy CIDR of 99 bits', (v) => ((v.config as JsonObject).trustProxy = '10.0.0.0/99'), 'pattern'],
     ['a trustProxy list with one bad entry', (v) => ((v.config as JsonObject).trustProxy = 'loopback, 10.0.0.300'), 'pattern'],
     ['a preStop sleep of minutes', (v) => (v.preStopSleepSeconds = 600), 'maximum'],
+    ['a result TTL longer than a Node timer holds', (v) => ((v.jobs as JsonObject).resultTtlMs = 2_592_000_000), 'maximum'],
   ];
   // The service's own TRUST_PROXY rules (src/config.ts), so the chart refuses what the pod would.
   it.each(['false', 'true', '2', '10.0.0.0/8', '10.0.0.0/8, loopback', '192.168.1.7,fd00::/8', '::1', 'linklocal,uniquelocal'])(
