@@ -249,7 +249,6 @@ export class JobService implements Jobs {
 
   /** Scores one item with retries on overload, records the outcome, and ends the job after its last item. */
   async #runItem(item: QueuedItem, signal: AbortSignal): Promise<void> {
-    let requeued = false;
     try {
       const record = await this.#store.get(item.jobId);
       // A failed (or expired) job's remaining items are accounted for without scoring.
@@ -258,19 +257,25 @@ export class JobService implements Jobs {
         await this.#score(item, signal);
       }
     } catch (err) {
-      // Rethrown so the shared queue keeps the item (it is neither scored nor counted here).
-      if (err instanceof Interrupted) {
-        requeued = true;
-        throw err;
-      }
+      if (this.#keptInQueue(err)) throw err;
       this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be recorded');
-    } finally {
-      if (!requeued) {
-        await this.#finishItem(item).catch((err: unknown) => {
-          this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be accounted');
-        });
-      }
     }
+    try {
+      await this.#finishItem(item);
+    } catch (err) {
+      if (this.#keptInQueue(err)) throw err;
+      this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be accounted');
+    }
+  }
+
+  /**
+   * Whether the shared queue keeps this item (rethrown) instead of it being accounted for here: work
+   * cut off by shutdown, and work the shared store could not record (Redis unreachable mid-item),
+   * which the queue runs again once it is back. Running an item again is safe: a result and a
+   * finished item count once in the store.
+   */
+  #keptInQueue(err: unknown): boolean {
+    return err instanceof Interrupted || (err instanceof JobsUnavailableError && this.#scheduler.requeuesInterrupted);
   }
 
   /** An item whose text could not be opened: its job fails (this replica cannot score it, nor can any other with the same key). */
@@ -291,6 +296,8 @@ export class JobService implements Jobs {
         await this.#store.addResult(item.jobId, item.id, result);
         return;
       } catch (err) {
+        // The result was scored but not recorded: not a scoring failure, and the job must not fail for it.
+        if (err instanceof JobsUnavailableError) throw err;
         if (signal.aborted) {
           if (this.#scheduler.requeuesInterrupted) throw new Interrupted();
           return this.#failJob(item.jobId, SHUTDOWN_ERROR);
@@ -322,7 +329,14 @@ export class JobService implements Jobs {
     const finished = await this.#store.itemFinished(item.jobId, item.chars, item.index);
     if (finished < item.total) return;
     const ended = await this.#store.complete(item.jobId, Date.now(), this.#config.JOB_RESULT_TTL_MS);
-    if (ended === undefined) return;
+    if (ended === undefined) {
+      // Already ended. In a shared queue this may be a rerun of the item whose first run ended the
+      // job and then lost the store before queueing its webhook: queue it now (once per job, by id).
+      if (!this.#scheduler.requeuesInterrupted) return;
+      const record = await this.#store.get(item.jobId);
+      if (record?.completedAt !== undefined && record.webhook?.status === 'pending') await this.#notifier.notify(record.id);
+      return;
+    }
     this.#metrics.jobStatus(ended.status === 'done' ? 'done' : 'failed');
     this.#logger.info(
       {

@@ -3,7 +3,7 @@
 // its lock lapses after JOB_LOCK_MS and BullMQ's stalled-job check hands the item to another worker.
 // Fairness between keys: an item's priority is how many of its key's items wait before it, so a key's
 // first item outranks another key's hundredth (BullMQ runs lower priorities first).
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { PREFIX } from '../ops/metrics.ts';
@@ -11,12 +11,15 @@ import type { SharedRedis } from '../ops/redis.ts';
 import { drainQueueWorker } from './queue-drain.ts';
 import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from './scheduler.ts';
 import type { Sealer } from './sealing.ts';
+import { JobsUnavailableError } from './types.ts';
 
 const QUEUE = 'items';
 /** BullMQ's largest priority. */
 const MAX_PRIORITY = 2_097_152;
 /** Tries per item: each shutdown that cuts an item off uses one. */
 const ITEM_ATTEMPTS = 5;
+/** How long an item whose result could not be recorded waits before it runs again. */
+const STORE_RETRY_MS = 2000;
 
 interface ItemData {
   job: string;
@@ -89,7 +92,7 @@ export class QueueScheduler implements Scheduler {
   start(handler: ItemHandler, unreadable: UnreadableHandler): void {
     const worker = new Worker<ItemData>(
       QUEUE,
-      async (job: Job<ItemData>) => {
+      async (job: Job<ItemData>, token?: string) => {
         const d = job.data;
         await this.#redis.command.eval(DECR_FLOOR, 1, this.#waitingKey(d.key)).catch(() => undefined);
         const meta = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, total: d.total };
@@ -101,7 +104,16 @@ export class QueueScheduler implements Scheduler {
           await unreadable({ ...meta, request: { conversation: '' } }, detail);
           return;
         }
-        await handler({ ...meta, request }, this.#stop.signal);
+        try {
+          await handler({ ...meta, request }, this.#stop.signal);
+        } catch (err) {
+          // The job store (Redis) went away mid-item: the item waits in the queue and runs again, for
+          // as long as the outage lasts, without using one of its attempts (those count replicas that
+          // stopped). BullMQ's connection waits for Redis, so the move happens once it is back.
+          if (!(err instanceof JobsUnavailableError) || this.#stop.signal.aborted) throw err;
+          await job.moveToDelayed(Date.now() + STORE_RETRY_MS, token).catch(() => undefined);
+          throw new DelayedError();
+        }
       },
       {
         connection: this.#redis.blocking(),

@@ -19,7 +19,8 @@ export interface QueuedItem {
 
 /**
  * Scores one item and records what happened. `signal` aborts at the shutdown deadline; the handler
- * rejects only when the item was cut off and the scheduler requeues interrupted items.
+ * rejects only when the scheduler requeues interrupted items and the item was cut off, or the shared
+ * store could not record it (JobsUnavailableError: run it again later).
  */
 export type ItemHandler = (item: QueuedItem, signal: AbortSignal) => Promise<void>;
 /**

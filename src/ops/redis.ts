@@ -4,13 +4,13 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface SharedRedis {
-  /** Commands on the request path: no offline queue, one retry, so an outage is an error at once. */
+  /** Commands on the request path: no offline queue, one retry, a 1 s answer limit, so an outage is an error at once. */
   readonly command: Redis;
   /** A new connection for BullMQ (workers block; it retries forever and reconnects). */
   blocking(): Redis;
   /** The key prefix every key of this appliance starts with. */
   readonly prefix: string;
-  /** True while the command connection is up. */
+  /** True while the command connection is up and Redis answered its last PING in time. */
   ready(): boolean;
   /** Resolves once connected, or after `timeoutMs` (an unreachable Redis must not stop the start). */
   whenReady(timeoutMs: number): Promise<boolean>;
@@ -24,15 +24,44 @@ export interface SharedRedisOptions {
   onStatus?: (up: boolean, error?: string) => void;
 }
 
+/**
+ * A request-path command that gets no answer in this time fails: a Redis that hangs (stopped, or a
+ * network that drops packets) keeps its socket open, and without a limit every request would wait.
+ */
+export const COMMAND_TIMEOUT_MS = 1000;
+/** How often readiness asks Redis for a PING: a hung server answers nothing and reads as down. */
+const PING_INTERVAL_MS = 1000;
+
 export function connectRedis(options: SharedRedisOptions): SharedRedis {
   const common: RedisOptions = {
     connectTimeout: 5000,
     // Capped exponential reconnect: an outage never becomes a tight loop.
     retryStrategy: (times) => Math.min(50 * 2 ** times, 2000),
   };
-  const command = new Redis(options.url, { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const command = new Redis(options.url, {
+    ...common,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+  });
   const extra: Redis[] = [];
   let up = false;
+  // The socket being open is not enough: the last PING must have been answered in time.
+  let answering = true;
+  const ping = setInterval(() => {
+    if (command.status !== 'ready') return;
+    command.ping().then(
+      () => {
+        if (!answering && up) options.onStatus?.(true);
+        answering = true;
+      },
+      (err: unknown) => {
+        if (answering && up) options.onStatus?.(false, err instanceof Error ? err.message : String(err));
+        answering = false;
+      },
+    );
+  }, PING_INTERVAL_MS);
+  ping.unref();
   command.on('ready', () => {
     if (!up) options.onStatus?.(true);
     up = true;
@@ -54,7 +83,7 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
       extra.push(c);
       return c;
     },
-    ready: () => command.status === 'ready',
+    ready: () => command.status === 'ready' && answering,
     whenReady(timeoutMs) {
       if (command.status === 'ready') return Promise.resolve(true);
       return new Promise((resolve) => {
@@ -70,6 +99,7 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
       });
     },
     async close() {
+      clearInterval(ping);
       // QUIT waits for a reply, which never comes while Redis is unreachable: give it a second.
       await Promise.all(
         [command, ...extra].map(async (c) => {

@@ -6,6 +6,7 @@ import { until } from '../../helpers/wait.ts';
 import { bearer, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
 import { startRedis, type RedisServer } from '../../helpers/redis.ts';
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
@@ -168,6 +169,67 @@ describe('v2 jobs through Redis and BullMQ', () => {
     const live = await a.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation: 'user1: hi\nuser2: hello' } });
     expect(live.statusCode).toBe(200);
   });
+});
+
+describe('a Redis that fails for a while loses nothing', () => {
+  it('finishes a job with every result and one webhook when every Redis connection drops mid-job for 1.5 s', async () => {
+    const proxy = await startTcpProxy(redis.port);
+    try {
+      const t = await startTestApp({ env: sharedEnv({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }) });
+      apps.push(t);
+      const n = 400;
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v2/predict/batch',
+        headers: bearer(),
+        payload: { mode: 'batch', webhook_url: receiver.url('/blip'), conversations: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, messages: messages(6, i) })) },
+      });
+      expect(res.statusCode).toBe(202);
+      const url = res.json().poll_url as string;
+      const poll = async () => (await t.app.inject({ method: 'GET', url, headers: bearer() })).json();
+      await until(async () => ((await poll()).progress?.done >= 20 ? true : undefined), 60_000);
+      await proxy.cut(1500);
+      const job = await until(async () => {
+        const j = await poll().catch(() => undefined);
+        return j?.status === 'done' || j?.status === 'failed' ? j : undefined;
+      }, 90_000, 100);
+      expect(job.status).toBe('done');
+      expect(job.progress).toEqual({ done: n, total: n });
+      expect(Object.keys(job.results)).toHaveLength(n);
+      await receiver.waitFor(1, 30_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.requests.filter((r) => r.path === '/blip')).toHaveLength(1);
+      // The job's budget is given back: a new job of the key is accepted and finishes.
+      const again = await t.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'x', messages: messages(2) }] } });
+      expect(again.statusCode).toBe(202);
+    } finally {
+      await proxy.close();
+    }
+  }, 180_000);
+
+  it('reads as not ready while Redis hangs, answers jobs 503 and v1 within seconds, and is ready again once it answers', async () => {
+    const proxy = await startTcpProxy(redis.port);
+    try {
+      const t = await startTestApp({ env: sharedEnv({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }) });
+      apps.push(t);
+      const ready = async () => (await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode;
+      await until(async () => ((await ready()) === 200 ? true : undefined), 10_000);
+      proxy.freeze();
+      await until(async () => ((await ready()) === 503 ? true : undefined), 10_000, 100);
+      const t0 = Date.now();
+      const live = await t.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation: 'user1: hi\nuser2: hello' } });
+      expect(live.statusCode).toBe(200);
+      const job = await t.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'c', messages: messages(2) }] } });
+      expect(job.statusCode).toBe(503);
+      expect(job.headers['retry-after']).toBeDefined();
+      // One command timeout for the rate limiter and a few for the submission, not a hang.
+      expect(Date.now() - t0).toBeLessThan(8000);
+      proxy.thaw();
+      await until(async () => ((await ready()) === 200 ? true : undefined), 10_000, 100);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 });
 
 describe('a replica killed mid-job loses nothing', () => {
