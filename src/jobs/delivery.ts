@@ -33,6 +33,11 @@ export interface DeliveryOptions {
   signal?: AbortSignal;
   metrics?: Pick<JobMetrics, 'attempt'>;
   onAttempt?: (attempts: number) => void;
+  /**
+   * Attempts already made for this message, by a replica that stopped mid-delivery, and when the
+   * first of them began: WEBHOOK_MAX_ATTEMPTS and WEBHOOK_MAX_RETRY_MS count them too.
+   */
+  resumeFrom?: { attempts: number; startedAt: number };
 }
 
 const USER_AGENT = 'conversation-risk-webhooks/1';
@@ -88,10 +93,14 @@ export async function deliverWebhook(
   policy: DeliveryPolicy,
   options: DeliveryOptions = {},
 ): Promise<DeliveryResult> {
-  const { signal, metrics, onAttempt } = options;
-  const started = Date.now();
+  const { signal, metrics, onAttempt, resumeFrom } = options;
+  const started = resumeFrom?.startedAt ?? Date.now();
+  const made = resumeFrom?.attempts ?? 0;
+  if (made >= policy.maxAttempts || (made > 0 && Date.now() - started > policy.maxRetryMs)) {
+    return { delivered: false, attempts: made, lastError: 'attempts or retry budget used up before this replica took the delivery over' };
+  }
   let lastError: string | undefined;
-  for (let n = 1; n <= policy.maxAttempts; n++) {
+  for (let n = made + 1; n <= policy.maxAttempts; n++) {
     const t0 = performance.now();
     const outcome = await attempt(url, message, policy, signal);
     metrics?.attempt(outcome.result, (performance.now() - t0) / 1000);

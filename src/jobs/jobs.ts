@@ -372,6 +372,8 @@ export class JobService implements Jobs {
       signal,
       metrics: this.#metrics,
       onAttempt: (n) => void this.#store.updateWebhook(jobId, { attempts: n }).catch(() => undefined),
+      // Taken over from a replica that stopped mid-delivery: its attempts count against the limits.
+      ...(webhook.attempts > 0 ? { resumeFrom: { attempts: webhook.attempts, startedAt: record.completedAt ?? Date.now() } } : {}),
     });
     // Cut off by this replica's shutdown: a shared queue hands the webhook to another replica.
     if (!result.delivered && signal.aborted && this.#scheduler.requeuesInterrupted) throw new Interrupted();

@@ -4,7 +4,11 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/wait.ts';
 import { testConfig, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
-import { createJobs, type JobItem, type Jobs, type JobView } from '../../../src/jobs/jobs.ts';
+import { createJobs, JobService, type JobItem, type Jobs, type JobView } from '../../../src/jobs/jobs.ts';
+import type { Deliver, Notifier } from '../../../src/jobs/notification.ts';
+import { LocalScheduler } from '../../../src/jobs/scheduler.ts';
+import { newMessageId } from '../../../src/jobs/signing.ts';
+import { MemoryJobStore } from '../../../src/jobs/store.ts';
 import { createScorer, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { startReceiver, verifyStandardWebhook } from '../../helpers/webhook-receiver.ts';
 
@@ -181,6 +185,46 @@ describe('drain (shutdown)', () => {
       expect(scored).toBeGreaterThanOrEqual(3);
       expect(scored).toBe(payload.data.progress.done);
       expect(scored).toBeLessThan(5000);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('webhook delivery taken over from a replica that stopped', () => {
+  it('makes only the attempts that replica left: WEBHOOK_MAX_ATTEMPTS counts every replica\'s', async () => {
+    const receiver = await startReceiver();
+    receiver.script(...Array.from({ length: 10 }, () => ({ status: 500 })));
+    try {
+      const env = {
+        WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
+        WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_MAX_ATTEMPTS: '4',
+        WEBHOOK_RETRY_BASE_MS: '10',
+      };
+      const store = new MemoryJobStore();
+      let deliver: Deliver | undefined;
+      // The shared notifier's takeover, in one process: the stopped replica's 3 attempts are in the store.
+      const takeover: Notifier = {
+        start: (d) => void (deliver = d),
+        async notify(jobId) {
+          await store.updateWebhook(jobId, { attempts: 3 });
+          await deliver!(jobId, newMessageId(), new AbortController().signal);
+        },
+        async drain() {},
+      };
+      const jobs = new JobService(
+        { config: testConfig(env), scorer, registry: new Registry(), logger: silent },
+        { store, scheduler: new LocalScheduler(1), notifier: takeover },
+      );
+      const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/takeover') }));
+      const view = await until(async () => {
+        const v = await jobs.get('k', job.job_id);
+        return v?.webhook?.status === 'failed' ? v : undefined;
+      });
+      expect(view.webhook?.attempts).toBe(4);
+      expect(receiver.requests).toHaveLength(1);
     } finally {
       await receiver.close();
     }

@@ -152,6 +152,18 @@ describe('delivery to a real receiver', () => {
     expect(receiver.requests).toHaveLength(4);
   });
 
+  it('taken over from a replica that stopped, counts that replica\'s attempts and time against the limits', async () => {
+    receiver.script(...Array.from({ length: 10 }, () => ({ status: 500 })));
+    const resumed = await deliverWebhook(new URL(receiver.url()), message(), policy, { resumeFrom: { attempts: 3, startedAt: Date.now() } });
+    expect(resumed).toMatchObject({ delivered: false, attempts: 4 });
+    expect(receiver.requests).toHaveLength(1);
+    const used = await deliverWebhook(new URL(receiver.url()), message(), policy, { resumeFrom: { attempts: 4, startedAt: Date.now() } });
+    expect(used).toMatchObject({ delivered: false, attempts: 4 });
+    const late = await deliverWebhook(new URL(receiver.url()), message(), policy, { resumeFrom: { attempts: 1, startedAt: Date.now() - 11_000 } });
+    expect(late).toMatchObject({ delivered: false, attempts: 1 });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('never follows a redirect: a 3xx is a failed attempt', async () => {
     const redirect = { status: 307, headers: { location: receiver.url('/elsewhere') } };
     receiver.script(redirect, redirect, redirect, redirect);
