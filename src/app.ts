@@ -105,7 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app, config.BODY_LIMIT_BYTES);
   registerJsonBodyParser(app);
 
-  if (config.TLS_MODE === 'off') redirectForwardedHttp(app, config.TRUST_PROXY);
+  if (config.TLS_MODE === 'off') redirectForwardedHttp(app, config);
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

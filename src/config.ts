@@ -17,6 +17,7 @@ export interface Config {
   PORT: number;
   HTTP_PORT: number;
   PUBLIC_HTTPS_PORT: number | undefined;
+  PUBLIC_HOST: string | undefined;
   TLS_MODE: 'on' | 'off';
   TLS_CERT_FILE: string | undefined;
   TLS_KEY_FILE: string | undefined;
@@ -86,6 +87,8 @@ export const configSchema = {
     PORT: port(8443),
     HTTP_PORT: port(8080),
     PUBLIC_HTTPS_PORT: { type: 'integer', minimum: 1, maximum: 65535 },
+    // A host name or a bracketed IPv6 address, nothing else: it is written into redirect targets.
+    PUBLIC_HOST: { type: 'string', pattern: '^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$' },
     TLS_MODE: { type: 'string', enum: ['on', 'off'], default: 'on' },
     TLS_CERT_FILE: { type: 'string', minLength: 1 },
     TLS_KEY_FILE: { type: 'string', minLength: 1 },
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     API_KEYS_FILE: raw.API_KEYS_FILE,
     MODEL_SHA256: raw.MODEL_SHA256?.toLowerCase(),
     PUBLIC_HTTPS_PORT: raw.PUBLIC_HTTPS_PORT,
+    PUBLIC_HOST: raw.PUBLIC_HOST,
     WEBHOOK_SIGNING_KEY: webhookSecret,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),

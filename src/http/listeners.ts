@@ -64,15 +64,29 @@ export async function selfSignedCertificate(): Promise<TlsMaterial> {
   return { key: pems.private, cert: pems.cert };
 }
 
-/** Where a plain-HTTP request is sent: same host name, the HTTPS port, same path and query. */
-export function httpsLocation(hostHeader: string | undefined, url: string | undefined, httpsPort: number): string | undefined {
-  // Only a syntactically plain host is echoed into Location; anything else gets no redirect target.
-  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/.exec(hostHeader ?? '');
-  if (m === null) return undefined;
-  const port = httpsPort === 443 ? '' : `:${httpsPort}`;
+/**
+ * Where a plain-HTTP request is sent: PUBLIC_HOST when configured, else the request's own host name,
+ * on the HTTPS port, same path and query. Without PUBLIC_HOST only a syntactically plain host is
+ * echoed (anything else gets no target), so a client can send only itself elsewhere; PUBLIC_HOST
+ * takes the Host header out of the answer altogether.
+ */
+export function httpsLocation(
+  hostHeader: string | undefined,
+  url: string | undefined,
+  httpsPort: number | undefined,
+  publicHost?: string,
+): string | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.exec(hostHeader ?? '');
+  if (m === null && publicHost === undefined) return undefined;
+  const host = publicHost ?? (m?.[1] as string);
+  // No port given (a proxy's public side): the one the client used, unless PUBLIC_HOST replaced the host.
+  const port = httpsPort === undefined ? (publicHost === undefined ? (m?.[2] ?? '') : '') : httpsPort === 443 ? '' : `:${httpsPort}`;
   const path = url !== undefined && url.startsWith('/') && !url.startsWith('//') ? url : '/';
-  return `https://${m[1]}${port}${path}`;
+  return `https://${host}${port}${path}`;
 }
+
+/** Redirect answers depend on the request's Host: a shared cache must not keep one for others. */
+export const REDIRECT_HEADERS = { 'cache-control': 'no-store' } as const;
 
 /**
  * Node's own limits tied to REQUEST_TIMEOUT_MS: a stalled header block, body or TLS handshake is cut
@@ -84,15 +98,15 @@ export function serverTimeouts(timeoutMs: number): { headersTimeout: number; con
 }
 
 /** A plain HTTP server whose only answer is 308 to HTTPS (400 when the Host header is unusable). */
-export function createRedirectServer(httpsPort: number, timeoutMs = 30_000): Server {
+export function createRedirectServer(httpsPort: number, timeoutMs = 30_000, publicHost?: string): Server {
   // The same cut for stalled connections as the API port.
   return createServer({ ...serverTimeouts(timeoutMs), requestTimeout: timeoutMs }, (req, res) => {
-    const location = httpsLocation(req.headers.host, req.url, httpsPort);
+    const location = httpsLocation(req.headers.host, req.url, httpsPort, publicHost);
     if (location === undefined) {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"detail":"Host header required"}');
       return;
     }
-    res.writeHead(308, { location, 'content-type': 'application/json' });
+    res.writeHead(308, { location, 'content-type': 'application/json', ...REDIRECT_HEADERS });
     res.end(JSON.stringify({ detail: `Use HTTPS: ${location}` }));
   });
 }
@@ -119,7 +133,7 @@ export interface Listeners {
 export interface ListenerOptions {
   app: FastifyInstance;
   metricsServer: FastifyInstance | undefined;
-  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'PUBLIC_HTTPS_PORT' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST' | 'REQUEST_TIMEOUT_MS'>;
+  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'PUBLIC_HTTPS_PORT' | 'PUBLIC_HOST' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST' | 'REQUEST_TIMEOUT_MS'>;
 }
 
 export async function startListeners({ app, metricsServer, config }: ListenerOptions): Promise<Listeners> {
@@ -133,7 +147,7 @@ export async function startListeners({ app, metricsServer, config }: ListenerOpt
   let redirect: Server | undefined;
   if (config.TLS_MODE === 'on' && config.HTTP_PORT > 0) {
     // Behind a published port or a Service, clients reach HTTPS on the public port, not the container's.
-    redirect = createRedirectServer(config.PUBLIC_HTTPS_PORT ?? appPort, config.REQUEST_TIMEOUT_MS);
+    redirect = createRedirectServer(config.PUBLIC_HTTPS_PORT ?? appPort, config.REQUEST_TIMEOUT_MS, config.PUBLIC_HOST);
     await listen(redirect, config.HTTP_PORT, config.HOST);
   }
   let metricsPort: number | undefined;

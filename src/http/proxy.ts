@@ -2,7 +2,8 @@
 // HTTP is redirected to HTTPS. The header is believed only from an address TRUST_PROXY trusts.
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
-import type { TrustProxy } from '../config.ts';
+import type { Config, TrustProxy } from '../config.ts';
+import { httpsLocation, REDIRECT_HEADERS } from './listeners.ts';
 
 /** Whether a direct peer at `address` is a proxy whose forwarding headers we believe. */
 export function trustsPeer(trust: TrustProxy): (address: string | undefined) => boolean {
@@ -12,14 +13,17 @@ export function trustsPeer(trust: TrustProxy): (address: string | undefined) => 
   return (address) => address !== undefined && compiled(address, 0);
 }
 
-export function redirectForwardedHttp(app: FastifyInstance, trust: TrustProxy): void {
-  const trusted = trustsPeer(trust);
+export function redirectForwardedHttp(app: FastifyInstance, config: Pick<Config, 'TRUST_PROXY' | 'PUBLIC_HOST' | 'PUBLIC_HTTPS_PORT'>): void {
+  const trusted = trustsPeer(config.TRUST_PROXY);
   app.addHook('onRequest', async (request, reply) => {
     const proto = request.headers['x-forwarded-proto'];
     if (proto === undefined || !trusted(request.raw.socket?.remoteAddress)) return;
     // request.protocol takes the last entry of the header, as the nearest proxy wrote it.
     if (request.protocol === 'http') {
-      return reply.code(308).header('location', `https://${request.host}${request.url}`).send();
+      // request.host: X-Forwarded-Host from the trusted proxy, else Host; checked like the HTTP port's.
+      const location = httpsLocation(request.host, request.url, config.PUBLIC_HTTPS_PORT, config.PUBLIC_HOST);
+      if (location === undefined) return reply.code(400).send({ detail: 'Host header required' });
+      return reply.code(308).headers({ location, ...REDIRECT_HEADERS }).send();
     }
   });
 }

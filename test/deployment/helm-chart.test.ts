@@ -319,8 +319,8 @@ describe('static YAML and JSON files', () => {
     for (const name of ['replica-a', 'replica-b']) {
       const replica = services[name] as JsonObject;
       const env = replica.environment as JsonObject;
-      // The redirect's public port is the single appliance's only: replicas publish no plain HTTP.
-      const shared = Object.keys(app.environment as JsonObject).filter((k) => k !== 'PUBLIC_HTTPS_PORT');
+      // The redirect's public port and host are the single appliance's only: replicas publish no plain HTTP.
+      const shared = Object.keys(app.environment as JsonObject).filter((k) => k !== 'PUBLIC_HTTPS_PORT' && k !== 'PUBLIC_HOST');
       expect(Object.keys(env), name).toEqual(expect.arrayContaining(shared));
       for (const k of shared) expect(env[k], `${name} ${k}`).toEqual((app.environment as JsonObject)[k]);
       expect(replica.logging, name).toEqual(app.logging);

@@ -172,6 +172,11 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(podSpec(objects).volumes.map((v) => v.name)).not.toContain('webhook');
   });
 
+  it('sets PUBLIC_HOST only when config.publicHost is given', () => {
+    expect(configData(renderChart())).not.toHaveProperty('PUBLIC_HOST');
+    expect(configData(renderChart({ set: { 'config.publicHost': 'risk.example' } }))).toMatchObject({ PUBLIC_HOST: 'risk.example' });
+  });
+
   it('keeps a stopping pod serving for preStopSleepSeconds before SIGTERM, within the grace period', () => {
     expect(container(renderChart()).lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
     expect(container(renderChart({ set: { preStopSleepSeconds: 0 } }))).not.toHaveProperty('lifecycle');

@@ -94,6 +94,8 @@ describe('configuration', () => {
     ['WEBHOOK_ALLOWED_HOSTS', 'no-port.example'],
     ['WEBHOOK_MAX_ATTEMPTS', '0'],
     ['JOB_RESULT_TTL_MS', 'soon'],
+    ['PUBLIC_HOST', 'evil.example/x?'],
+    ['PUBLIC_HOST', 'risk.example:8443'],
     // 30 days: past what a Node timer holds, so the results would expire at once.
     ['JOB_RESULT_TTL_MS', '2592000000'],
     ['WEBHOOK_MAX_RETRY_MS', '2147483648'],

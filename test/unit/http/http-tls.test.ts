@@ -116,22 +116,29 @@ describe('plain HTTP_PORT listener', () => {
     }
   });
 
+  /** An app with its own redirect listener, configured by `env`; `send` calls that listener. */
+  async function withRedirect(env: Record<string, string>, send: (port: number) => Promise<void>): Promise<void> {
+    const port = await freePort();
+    const app = await startTestApp({ tls, scorer: t.scorer, env: { HTTP_PORT: String(port), TLS_MODE: 'on', ...env } });
+    const own = await startListeners({ app: app.app, metricsServer: undefined, config: app.config });
+    try {
+      await send(port);
+    } finally {
+      await own.close();
+      await app.close();
+    }
+  }
+
   it('sends clients to PUBLIC_HTTPS_PORT when set (the port compose publishes or the Service exposes)', async () => {
     for (const [publicPort, expected] of [
       ['443', 'https://127.0.0.1/health'],
       ['9443', 'https://127.0.0.1:9443/health'],
     ] as const) {
-      const port = await freePort();
-      const app = await startTestApp({ tls, scorer: t.scorer, env: { HTTP_PORT: String(port), TLS_MODE: 'on', PUBLIC_HTTPS_PORT: publicPort } });
-      const own = await startListeners({ app: app.app, metricsServer: undefined, config: app.config });
-      try {
+      await withRedirect({ PUBLIC_HTTPS_PORT: publicPort }, async (port) => {
         const res = await call(`http://127.0.0.1:${port}/health`, { method: 'GET' });
         expect(res.status).toBe(308);
         expect(res.headers.location).toBe(expected);
-      } finally {
-        await own.close();
-        await app.close();
-      }
+      });
     }
   });
 
@@ -139,6 +146,21 @@ describe('plain HTTP_PORT listener', () => {
     expect(httpsLocation('evil.example/x', '/', 8443)).toBeUndefined();
     expect(httpsLocation('a.example:8080', '//evil.example/', 8443)).toBe('https://a.example:8443/');
     expect(httpsLocation('a.example', '/p', 443)).toBe('https://a.example/p');
+    // PUBLIC_HOST takes the Host header out of the answer altogether.
+    expect(httpsLocation('evil.example', '/p?q=1', 8443, 'risk.example')).toBe('https://risk.example:8443/p?q=1');
+    expect(httpsLocation('evil.example/x?', '/p', 443, 'risk.example')).toBe('https://risk.example/p');
+    // No HTTPS port given (behind a proxy): the client's own port stays, unless PUBLIC_HOST is set.
+    expect(httpsLocation('a.example:9443', '/p', undefined)).toBe('https://a.example:9443/p');
+    expect(httpsLocation('a.example:9443', '/p', undefined, 'risk.example')).toBe('https://risk.example/p');
+  });
+
+  it('sends every client to PUBLIC_HOST when set, whatever its Host header, in an answer no cache keeps', async () => {
+    await withRedirect({ PUBLIC_HTTPS_PORT: '443', PUBLIC_HOST: 'risk.example' }, async (port) => {
+      const res = await call(`http://127.0.0.1:${port}/predict?x=1`, { method: 'GET', headers: { host: 'evil.example' } });
+      expect(res.status).toBe(308);
+      expect(res.headers.location).toBe('https://risk.example/predict?x=1');
+      expect(res.headers['cache-control']).toBe('no-store');
+    });
   });
 });
 
@@ -159,6 +181,26 @@ describe('TLS_MODE=off behind a proxy', () => {
       expect(direct.statusCode).toBe(200);
     } finally {
       await behind.close();
+    }
+  });
+
+  it('answers 400 to a Host that is no plain host name, and uses PUBLIC_HOST when set', async () => {
+    const hostile = { 'x-forwarded-proto': 'http', host: 'evil.example/x?' };
+    const behind = await startTestApp({ env: { TLS_MODE: 'off', TRUST_PROXY: '127.0.0.1' }, scorer: t.scorer });
+    const pinned = await startTestApp({ env: { TLS_MODE: 'off', TRUST_PROXY: '127.0.0.1', PUBLIC_HOST: 'risk.example' }, scorer: t.scorer });
+    try {
+      const res = await behind.app.inject({ method: 'GET', url: '/health', headers: hostile });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().detail).toBe('Host header required');
+      for (const headers of [hostile, { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'evil.example' }]) {
+        const moved = await pinned.app.inject({ method: 'GET', url: '/health', headers });
+        expect(moved.statusCode).toBe(308);
+        expect(moved.headers.location).toBe('https://risk.example/health');
+        expect(moved.headers['cache-control']).toBe('no-store');
+      }
+    } finally {
+      await behind.close();
+      await pinned.close();
     }
   });
 
