@@ -9,7 +9,7 @@ import type { ApiKey } from './http/auth.ts';
 import { clientErrorHandler, registerErrorHandling } from './http/errors.ts';
 import { protectRoutes } from './http/protected.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
-import { serverTimeouts, type TlsMaterial } from './http/listeners.ts';
+import { serverTimeouts, TLS_CIPHERS, type TlsMaterial } from './http/listeners.ts';
 import { redirectForwardedHttp } from './http/proxy.ts';
 import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
@@ -93,7 +93,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? Fastify({ ...options, http: timeouts })
       : Fastify({
           ...options,
-          https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2', handshakeTimeout: config.REQUEST_TIMEOUT_MS, ...timeouts },
+          https: {
+            key: deps.tls.key,
+            cert: deps.tls.cert,
+            minVersion: 'TLSv1.2',
+            ciphers: TLS_CIPHERS,
+            honorCipherOrder: true,
+            handshakeTimeout: config.REQUEST_TIMEOUT_MS,
+            ...timeouts,
+          },
         } as FastifyHttpsOptions<HttpsServer>)
   ) as unknown as FastifyInstance;
 

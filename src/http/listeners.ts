@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
@@ -33,9 +34,33 @@ export async function resolveTls(config: Pick<Config, 'TLS_CERT_FILE' | 'TLS_KEY
     material = await selfSignedCertificate();
     selfSigned = true;
   }
+  // Checked now, with a message naming the files: a key that does not match the certificate would
+  // otherwise start a server whose every handshake fails, and a malformed one crash after model load.
+  try {
+    createSecureContext({ ...material, minVersion: 'TLSv1.2', ciphers: TLS_CIPHERS });
+  } catch (err) {
+    const reason = (err as { code?: string; reason?: string }).reason ?? (err as { code?: string }).code ?? 'unusable';
+    throw new Error(`the key does not fit the certificate or cannot be read (${reason})`);
+  }
   const fingerprint256 = new X509Certificate(material.cert).fingerprint256;
   return { ...material, fingerprint256, selfSigned };
 }
+
+/**
+ * TLS 1.3's suites, and for TLS 1.2 only forward-secret AEAD ones (Mozilla's "intermediate" list,
+ * without DHE): Node's default list would also take CBC-SHA1, ARIA, and RSA key exchange.
+ */
+export const TLS_CIPHERS = [
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
 
 export async function selfSignedCertificate(): Promise<TlsMaterial> {
   const name = hostname();

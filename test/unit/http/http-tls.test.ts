@@ -90,6 +90,25 @@ describe('HTTPS listener', () => {
     ).rejects.toThrow(/protocol|version|alert|handshake/i);
   });
 
+  it('on TLS 1.2 negotiates only forward-secret AEAD suites: CBC with SHA-1 and ARIA are refused', async () => {
+    const res = await call(`${listeners.appUrl}/health`, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' });
+    expect(res.status).toBe(200);
+    for (const ciphers of ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA', 'ECDHE-ECDSA-ARIA128-GCM-SHA256']) {
+      await expect(call(`${listeners.appUrl}/health`, { maxVersion: 'TLSv1.2', ciphers }), ciphers).rejects.toThrow(/handshake|cipher|alert/i);
+    }
+  });
+
+  it('refuses at start a key that does not fit the certificate, or cannot be read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tls-bad-'));
+    const other = await selfSignedCertificate();
+    writeFileSync(join(dir, 'other.key'), other.key);
+    writeFileSync(join(dir, 'cert.pem'), tls.cert);
+    writeFileSync(join(dir, 'broken.key'), '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
+    const files = (key: string) => ({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, key) });
+    await expect(resolveTls(files('other.key'))).rejects.toThrow(/does not fit the certificate.*mismatch/);
+    await expect(resolveTls(files('broken.key'))).rejects.toThrow(/does not fit the certificate or cannot be read/);
+  });
+
   it('refuses plain HTTP spoken to the TLS port', async () => {
     await expect(call(listeners.appUrl.replace('https:', 'http:') + '/health')).rejects.toThrow();
   });
