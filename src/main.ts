@@ -2,7 +2,7 @@
 // A model that fails to load leaves the process up and degraded; a bad setting exits non-zero.
 import { buildApp, scorerOptions } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { loadApiKeys, type ApiKeySet } from './http/auth.ts';
+import { loadApiKeys, MIN_KEY_CHARS, type ApiKeySet } from './http/auth.ts';
 import { resolveTls, startListeners, type ResolvedTls } from './http/listeners.ts';
 import { installGracefulShutdown } from './ops/lifecycle.ts';
 import { createLogger } from './ops/logger.ts';
@@ -30,6 +30,9 @@ try {
   // The message names the variable or the entry number, never an entry itself.
   const source = config.API_KEYS_FILE !== undefined ? 'API_KEYS_FILE' : 'API_KEYS';
   fail(`invalid configuration: ${source}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+}
+if (keySet.short > 0) {
+  logger.warn({ keys: keySet.short }, `API keys shorter than ${MIN_KEY_CHARS} characters are configured: use random keys of 32 or more`);
 }
 if (keySet.generated !== undefined) {
   // Straight to stderr, once: the JSON log (often shipped elsewhere) must never carry a key.

@@ -18,7 +18,12 @@ export interface ApiKeySet {
   keys: ApiKey[];
   /** Set when no key was configured and one was generated for this process. */
   generated: string | undefined;
+  /** How many plaintext keys are shorter than MIN_KEY_CHARS: accepted, with a warning at start. */
+  short: number;
 }
+
+/** Shorter plaintext keys are accepted with a warning (the chart refuses them); SECURITY.md asks for 32. */
+export const MIN_KEY_CHARS = 16;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,15 +53,25 @@ export function parseKeyEntries(entries: string[]): ApiKey[] {
       }
       keys.push(keyFromDigest(Buffer.from(hex, 'hex')));
     } else {
+      // What a Bearer header can carry: a key with a space or a non-ASCII letter could never be presented.
+      if (!/^[\x21-\x7e]+$/.test(entry)) {
+        throw new Error(`API key entry ${i + 1} holds a space or a character outside printable ASCII: no Bearer header can carry it`);
+      }
       keys.push(keyFromDigest(sha256(entry)));
     }
   });
   return keys;
 }
 
+/** Plaintext entries shorter than MIN_KEY_CHARS. */
+function countShort(entries: string[]): number {
+  return entries.map((e) => e.trim()).filter((e) => e !== '' && !e.toLowerCase().startsWith('sha256:') && e.length < MIN_KEY_CHARS).length;
+}
+
 /** Reads API_KEYS (comma list) or API_KEYS_FILE (one per line, `#` comments); generates one if neither. */
 export function loadApiKeys(config: { API_KEYS: string | undefined; API_KEYS_FILE: string | undefined }): ApiKeySet {
   let entries: string[] = [];
+  const configured = config.API_KEYS_FILE !== undefined || (config.API_KEYS !== undefined && config.API_KEYS !== '');
   if (config.API_KEYS_FILE !== undefined) {
     entries = readFileSync(config.API_KEYS_FILE, 'utf8')
       .split(/\r?\n/)
@@ -65,9 +80,11 @@ export function loadApiKeys(config: { API_KEYS: string | undefined; API_KEYS_FIL
     entries = config.API_KEYS.split(',');
   }
   const keys = parseKeyEntries(entries);
-  if (keys.length > 0) return { keys, generated: undefined };
+  if (keys.length > 0) return { keys, generated: undefined, short: countShort(entries) };
+  // A source given but empty (a secret mounted wrong) is a mistake, not a request for a fresh key.
+  if (configured) throw new Error('holds no key: every entry is blank or a comment');
   const generated = randomBytes(32).toString('base64url');
-  return { keys: parseKeyEntries([generated]), generated };
+  return { keys: parseKeyEntries([generated]), generated, short: 0 };
 }
 
 /** The key's id when it matches a configured key, else undefined. Always checks every key. */

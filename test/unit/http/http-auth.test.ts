@@ -112,6 +112,26 @@ describe('key configuration', () => {
     expect(matchKey(a.keys, a.generated as string)).toBe(a.keys[0]?.id);
   });
 
+  it('refuses a configured source that holds no key, instead of generating one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+    const file = join(dir, 'keys');
+    writeFileSync(file, '# keys go here\n\n');
+    expect(() => loadApiKeys({ API_KEYS: undefined, API_KEYS_FILE: file })).toThrow(/holds no key/);
+    expect(() => loadApiKeys({ API_KEYS: ' , ', API_KEYS_FILE: undefined })).toThrow(/holds no key/);
+  });
+
+  it('refuses a key no Bearer header can carry (a space, a non-ASCII letter), without quoting it', () => {
+    for (const entry of ['spaced key-0123456789', 'schlüssel-0123456789']) {
+      expect(() => parseKeyEntries(['good-key-0123456789', entry])).toThrow(/entry 2 holds a space or a character outside printable ASCII/);
+      expect(() => parseKeyEntries([entry])).not.toThrow(/spaced|schl/);
+    }
+  });
+
+  it('counts plaintext keys shorter than 16 characters, for a warning at start; hashes are not counted', () => {
+    expect(loadApiKeys({ API_KEYS: `a-key,${'k'.repeat(32)},sha256:${sha('x')}`, API_KEYS_FILE: undefined }).short).toBe(1);
+    expect(loadApiKeys({ API_KEYS: 'k'.repeat(16), API_KEYS_FILE: undefined }).short).toBe(0);
+  });
+
   it('refuses a sha256: entry that is not 64 hex digits, without quoting it', () => {
     expect(() => parseKeyEntries(['good', 'sha256:abc-secret'])).toThrow(/entry 2/);
     expect(() => parseKeyEntries(['sha256:abc-secret'])).not.toThrow(/abc-secret/);
