@@ -51,6 +51,9 @@ const TIMEOUT_RETRIES = 2;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What a log may say of an error here: its type, never its message, which could quote a conversation. */
+const errorKind = (err: unknown): string => (err instanceof Error ? err.name : typeof err);
+
 /** Work cut off by this replica's shutdown that a shared queue gives to another replica instead. */
 class Interrupted extends Error {
   constructor() {
@@ -258,13 +261,13 @@ export class JobService implements Jobs {
       }
     } catch (err) {
       if (this.#keptInQueue(err)) throw err;
-      this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be recorded');
+      this.#logger.warn({ job_id: item.jobId, error: errorKind(err) }, 'job item could not be recorded');
     }
     try {
       await this.#finishItem(item);
     } catch (err) {
       if (this.#keptInQueue(err)) throw err;
-      this.#logger.warn({ job_id: item.jobId, error: err instanceof Error ? err.message : String(err) }, 'job item could not be accounted');
+      this.#logger.warn({ job_id: item.jobId, error: errorKind(err) }, 'job item could not be accounted');
     }
   }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/wait.ts';
 import { testConfig, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
 import { createJobs, JobService, type JobItem, type Jobs, type JobView } from '../../../src/jobs/jobs.ts';
-import type { Deliver, Notifier } from '../../../src/jobs/notification.ts';
+import { LocalNotifier, type Deliver, type Notifier } from '../../../src/jobs/notification.ts';
 import { LocalScheduler } from '../../../src/jobs/scheduler.ts';
 import { newMessageId } from '../../../src/jobs/signing.ts';
 import { MemoryJobStore } from '../../../src/jobs/store.ts';
@@ -228,5 +228,26 @@ describe('webhook delivery taken over from a replica that stopped', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('logs of a job item that could not be recorded', () => {
+  it('name the error type, never its message (a message could quote the conversation)', async () => {
+    class FailingStore extends MemoryJobStore {
+      override async markStarted(): Promise<void> {
+        throw new Error('MARKER-7c1 conversation words in an error message');
+      }
+    }
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = { info: () => {}, warn: (o: Record<string, unknown>) => void lines.push(o) };
+    const jobs = new JobService(
+      { config: testConfig(), scorer, registry: new Registry(), logger },
+      { store: new FailingStore(), scheduler: new LocalScheduler(1), notifier: new LocalNotifier() },
+    );
+    const job = await accepted(jobs.submit({ keyId: 'k', items: items(2) }));
+    await settle(jobs, 'k', job.job_id);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(JSON.stringify(lines)).not.toContain('MARKER-7c1');
+    expect(lines[0]).toMatchObject({ error: 'Error' });
   });
 });
