@@ -26,7 +26,7 @@ export class QueueNotifier implements Notifier {
   constructor(redis: SharedRedis, lockMs: number) {
     this.#redis = redis;
     this.#lockMs = lockMs;
-    this.#queue = new Queue(QUEUE, { connection: redis.command as Redis, prefix: redis.prefix });
+    this.#queue = new Queue(QUEUE, { connection: redis.queue as Redis, prefix: redis.prefix });
     this.#queue.on('error', () => {});
   }
 

@@ -61,7 +61,7 @@ export class QueueScheduler implements Scheduler {
     this.#options = options;
     this.#redis = options.redis;
     this.#sealer = options.sealer;
-    this.#queue = new Queue(QUEUE, { connection: options.redis.command as Redis, prefix: options.redis.prefix });
+    this.#queue = new Queue(QUEUE, { connection: options.redis.queue as Redis, prefix: options.redis.prefix });
     // Submissions must fail fast while Redis is down; BullMQ's own error events are reported by readiness.
     this.#queue.on('error', () => {});
     const queue = this.#queue;

@@ -6,6 +6,12 @@ import { Redis, type RedisOptions } from 'ioredis';
 export interface SharedRedis {
   /** Commands on the request path: no offline queue, one retry, a 1 s answer limit, so an outage is an error at once. */
   readonly command: Redis;
+  /**
+   * BullMQ queues' writes, as `command` but with no answer limit: a 50 MB job's items take longer
+   * than 1 s to send, and a write that timed out after Redis took it would queue the job twice once
+   * the client resubmits. A hung Redis is caught before, by the job store's own commands on `command`.
+   */
+  readonly queue: Redis;
   /** A new connection for BullMQ (workers block; it retries forever and reconnects). */
   blocking(): Redis;
   /** The key prefix every key of this appliance starts with. */
@@ -44,7 +50,9 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
     enableOfflineQueue: false,
     commandTimeout: COMMAND_TIMEOUT_MS,
   });
-  const extra: Redis[] = [];
+  const queue = new Redis(options.url, { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  queue.on('error', () => {});
+  const extra: Redis[] = [queue];
   let up = false;
   // The socket being open is not enough: the last PING must have been answered in time.
   let answering = true;
@@ -76,6 +84,7 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
   });
   return {
     command,
+    queue,
     prefix: options.prefix,
     blocking() {
       const c = new Redis(options.url, { ...common, maxRetriesPerRequest: null });
