@@ -18,9 +18,11 @@ function range(lo: number, hi: number): AgeRange {
 }
 
 function toAge(digits: string): number | undefined {
-  // Bounded length keeps absurd inputs like 10^400 from reaching Number().
-  if (digits.length > 3) return undefined;
-  const n = Number(digits);
+  // Leading zeros do not change an integer (`013` and `0013` are 13); the bounded length of the rest
+  // keeps absurd inputs like 10^400 from reaching Number().
+  const significant = digits.replace(/^0+(?=\d)/, '');
+  if (significant.length > 3) return undefined;
+  const n = Number(significant);
   return n <= MAX_AGE ? n : undefined;
 }
 

@@ -2,11 +2,14 @@
 import type { ParsedTurn, Speaker } from './types.ts';
 
 /**
- * A speaker prefix: a short name (letters, digits, `_`, spaces, dots, dashes; at most 32 characters,
- * starting with a letter, digit or `_`) followed by `:` and then whitespace or the end of the line.
- * Requiring whitespace after the colon keeps `http://x` and `12:30` from being read as speakers.
+ * A speaker prefix: a short name (letters with their combining marks, digits, `_`, spaces, dots,
+ * dashes; at most 32 characters, starting with a letter, digit or `_`) followed by `:` and then
+ * whitespace or the end of the line. Requiring whitespace after the colon keeps `http://x` and
+ * `12:30` from being read as speakers. Invisible format characters before the name (a byte-order
+ * mark, a zero-width space, a direction mark) are skipped: an export that starts with one must not
+ * lose its first speaker, which would hand the child user1's slot.
  */
-const PREFIX = /^[ \t]*([\p{L}\p{N}_][\p{L}\p{N}_ .\-]{0,31}?)[ \t]*:(?=\s|$)/u;
+const PREFIX = /^[ \t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-]{0,31}?)[ \t]*:(?=\s|$)/u;
 
 const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
 
@@ -29,7 +32,8 @@ export function parseTurns(text: string): ParsedTurn[] {
     const match = PREFIX.exec(line);
     let speaker: Speaker | undefined;
     if (match !== null) {
-      const name = (match[1] as string).toLowerCase();
+      // NFC: `José` typed precomposed or as `e` + accent is one speaker, not two.
+      const name = (match[1] as string).normalize('NFC').toLowerCase();
       speaker = DIRECT[name] ?? names.get(name);
       if (speaker === undefined) {
         const free: Speaker | undefined = !taken.has('user1') ? 'user1' : !taken.has('user2') ? 'user2' : undefined;

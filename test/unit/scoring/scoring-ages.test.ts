@@ -9,6 +9,12 @@ describe('ages: exact, range or class', () => {
     expect(parseAge(' 120 ')).toEqual({ lo: 120, hi: 120, pMinor: 0 });
   });
 
+  it('reads leading zeros as the same integer, however many', () => {
+    for (const v of ['013', '0013', '0000000013']) expect(parseAge(v), v).toEqual(parseAge('13'));
+    expect(parseAge('0000')).toEqual(parseAge('0'));
+    expect(parseAge('0121')).toBeUndefined();
+  });
+
   it('accepts a range min-max with min <= max, giving the fraction of years under 18', () => {
     expect(parseAge('13-15')).toEqual({ lo: 13, hi: 15, pMinor: 1 });
     expect(parseAge('16-19')).toEqual({ lo: 16, hi: 19, pMinor: 0.5 });

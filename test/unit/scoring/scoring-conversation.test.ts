@@ -29,6 +29,27 @@ describe('parseTurns: speaker lines are "name: text"', () => {
     expect(speakerTexts('user2: hi\nmallory: hey').map((t) => t.speaker)).toEqual(['user2', 'user1']);
   });
 
+  it('reads names with combining marks (a decomposed José, Hindi, Thai), one speaker however the accent is typed', () => {
+    const decomposed = 'Jose\u0301';
+    expect(speakerTexts(`emma: hi\n${decomposed}: how old r u\nemma: 13\nJos\u00e9: cool`).map((t) => t.speaker)).toEqual([
+      'user1',
+      'user2',
+      'user1',
+      'user2',
+    ]);
+    expect(speakerTexts('राहुल: hi\nप्रिया: hello\nमาลี: x').map((t) => t.speaker)).toEqual(['user1', 'user2']);
+  });
+
+  it('skips a byte-order mark or a zero-width space before a name, so the first speaker keeps user1', () => {
+    for (const mark of ['\ufeff', '\u200b', '\u200f']) {
+      expect(speakerTexts(`${mark}mike: how old r u\nemma: 13\nmike: ok`)).toEqual([
+        { speaker: 'user1', text: 'how old r u' },
+        { speaker: 'user2', text: '13' },
+        { speaker: 'user1', text: 'ok' },
+      ]);
+    }
+  });
+
   it('keeps a third distinct name as plain text of the previous turn', () => {
     expect(speakerTexts('a: one\nb: two\ncarol: three')).toEqual([
       { speaker: 'user1', text: 'one' },
