@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { JOB_RETRY_AFTER_S, JobsUnavailableError, type RejectReason } from '../jobs/types.ts';
+import { describeBug } from '../ops/describe-bug.ts';
 import { ScoringError } from '../scoring/types.ts';
 
 /** An error whose status and detail are meant for the client as they are. */
@@ -180,18 +181,6 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError {
   if (status === 429 && typeof fe.detail === 'string') return new HttpError(429, fe.detail);
   if (status >= 400 && status < 500) return new HttpError(status, GENERIC_DETAIL[status] ?? 'Bad request');
   return new HttpError(500, 'Internal server error');
-}
-
-/** A loggable description of an unexpected error: its type and stack frames, never its message. */
-export function describeBug(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { type: typeof error };
-  const frames = (error.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l)).join('\n');
-  return {
-    type: error.name,
-    code: (error as { code?: unknown }).code,
-    kind: error instanceof ScoringError ? error.kind : undefined,
-    stack: frames,
-  };
 }
 
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {

@@ -2,7 +2,7 @@
 // bodies, query strings, API keys. Request lines are written by the app (see app.ts) from the route
 // pattern and status only; the serializers below make anything else that reaches the logger safe too.
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { describeBug } from '../http/errors.ts';
+import { describeBug } from './describe-bug.ts';
 
 export type { Logger };
 
