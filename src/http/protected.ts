@@ -29,7 +29,7 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
     ...(opts.shared === undefined
       ? {}
       : {
-          redis: opts.shared.command,
+          redis: opts.shared.limiter,
           nameSpace: `${opts.shared.prefix}:rate-limit:`,
           // While Redis is down, requests are served unlimited rather than refused (readiness reports it).
           skipOnError: true,

@@ -8,6 +8,7 @@ import type { SharedRedis } from '../ops/redis.ts';
 import { drainQueueWorker } from './queue-drain.ts';
 import type { Deliver, Notifier } from './notification.ts';
 import { newMessageId } from './signing.ts';
+import { JobsUnavailableError } from './types.ts';
 
 const QUEUE = 'webhooks';
 
@@ -50,13 +51,18 @@ export class QueueNotifier implements Notifier {
 
   async notify(jobId: string): Promise<void> {
     // The queue id makes a second notify for the same job a no-op, whichever replica sends it.
-    await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
-      jobId: `webhook-${jobId}`,
-      // A delivery cut off by its replica's shutdown is retried by another replica.
-      attempts: 5,
-      removeOnComplete: true,
-      removeOnFail: true,
-    });
+    try {
+      await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
+        jobId: `webhook-${jobId}`,
+        // A delivery cut off by its replica's shutdown is retried by another replica.
+        attempts: 5,
+        removeOnComplete: true,
+        removeOnFail: true,
+      });
+    } catch (err) {
+      // As the store's failures: the item that ended the job stays queued and queues the webhook on its rerun.
+      throw new JobsUnavailableError('the webhook queue (Redis) cannot be reached', { cause: err });
+    }
   }
 
   async drain(deadline: AbortSignal): Promise<void> {

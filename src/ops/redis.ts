@@ -4,8 +4,10 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
 export interface SharedRedis {
-  /** Commands on the request path: no offline queue, one retry, a 1 s answer limit, so an outage is an error at once. */
+  /** The job store's commands: no offline queue, one retry, a 5 s answer limit, so an outage is an error. */
   readonly command: Redis;
+  /** The rate limiter's commands and readiness's PING, with a 1 s answer limit: every request waits on them. */
+  readonly limiter: Redis;
   /**
    * BullMQ queues' writes, as `command` but with no answer limit: a 50 MB job's items take longer
    * than 1 s to send, and a write that timed out after Redis took it would queue the job twice once
@@ -26,15 +28,22 @@ export interface SharedRedis {
 export interface SharedRedisOptions {
   url: string;
   prefix: string;
-  /** Told once per outage and once per recovery, without the URL (it may hold a password). */
+  /** Told when Redis goes down and when it is back, once each, without the URL (it may hold a password). */
   onStatus?: (up: boolean, error?: string) => void;
 }
 
 /**
- * A request-path command that gets no answer in this time fails: a Redis that hangs (stopped, or a
- * network that drops packets) keeps its socket open, and without a limit every request would wait.
+ * How long the rate limiter's commands and readiness's PING may wait for an answer: a Redis that
+ * hangs (stopped, or a network that drops packets) keeps its socket open, and without a limit every
+ * request would wait with it.
  */
-export const COMMAND_TIMEOUT_MS = 1000;
+export const LIMITER_TIMEOUT_MS = 1000;
+/**
+ * The job store's limit. Longer, because a store write that Redis carried out but answered late
+ * reads as failed (a reservation would then hold its key's budget): only a Redis that is as good as
+ * hung takes this long over one small script.
+ */
+export const STORE_TIMEOUT_MS = 5000;
 /** How often readiness asks Redis for a PING: a hung server answers nothing and reads as down. */
 const PING_INTERVAL_MS = 1000;
 
@@ -44,46 +53,45 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
     // Capped exponential reconnect: an outage never becomes a tight loop.
     retryStrategy: (times) => Math.min(50 * 2 ** times, 2000),
   };
-  const command = new Redis(options.url, {
-    ...common,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-  });
-  const queue = new Redis(options.url, { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  queue.on('error', () => {});
-  const extra: Redis[] = [queue];
-  let up = false;
-  // The socket being open is not enough: the last PING must have been answered in time.
+  // Request-path connections: no offline queue and one retry, so an outage is an error at once.
+  const failFast: RedisOptions = { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+  const command = new Redis(options.url, { ...failFast, commandTimeout: STORE_TIMEOUT_MS });
+  const limiter = new Redis(options.url, { ...failFast, commandTimeout: LIMITER_TIMEOUT_MS });
+  const queue = new Redis(options.url, failFast);
+  for (const c of [limiter, queue]) c.on('error', () => {});
+  const extra: Redis[] = [limiter, queue];
+  // Up: the store's socket is open and the last PING was answered in time.
   let answering = true;
+  const healthy = (): boolean => command.status === 'ready' && answering;
+  let reported = false;
+  // Told on each change only; ioredis reports every failed attempt. Messages carry no URL.
+  const report = (error?: string): void => {
+    const now = healthy();
+    if (now === reported) return;
+    reported = now;
+    options.onStatus?.(now, now ? undefined : error);
+  };
+  let closed = false;
   const ping = setInterval(() => {
-    if (command.status !== 'ready') return;
-    command.ping().then(
+    if (limiter.status !== 'ready') return;
+    limiter.ping().then(
       () => {
-        if (!answering && up) options.onStatus?.(true);
         answering = true;
+        if (!closed) report();
       },
       (err: unknown) => {
-        if (answering && up) options.onStatus?.(false, err instanceof Error ? err.message : String(err));
         answering = false;
+        if (!closed) report(err instanceof Error ? err.message : String(err));
       },
     );
   }, PING_INTERVAL_MS);
   ping.unref();
-  command.on('ready', () => {
-    if (!up) options.onStatus?.(true);
-    up = true;
-  });
-  // ioredis reports every failed attempt; say it once per outage. The message carries no URL.
-  command.on('error', (err: Error) => {
-    if (up) options.onStatus?.(false, err.message);
-    up = false;
-  });
-  command.on('end', () => {
-    up = false;
-  });
+  command.on('ready', () => report());
+  command.on('error', (err: Error) => report(err.message));
+  command.on('end', () => report('connection closed'));
   return {
     command,
+    limiter,
     queue,
     prefix: options.prefix,
     blocking() {
@@ -92,7 +100,7 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
       extra.push(c);
       return c;
     },
-    ready: () => command.status === 'ready' && answering,
+    ready: healthy,
     whenReady(timeoutMs) {
       if (command.status === 'ready') return Promise.resolve(true);
       return new Promise((resolve) => {
@@ -108,6 +116,7 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
       });
     },
     async close() {
+      closed = true;
       clearInterval(ping);
       // QUIT waits for a reply, which never comes while Redis is unreachable: give it a second.
       await Promise.all(

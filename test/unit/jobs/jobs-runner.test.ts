@@ -6,9 +6,10 @@ import { until } from '../../helpers/wait.ts';
 import { testConfig, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
 import { createJobs, JobService, type JobItem, type Jobs, type JobView } from '../../../src/jobs/jobs.ts';
 import { LocalNotifier, type Deliver, type Notifier } from '../../../src/jobs/notification.ts';
-import { LocalScheduler } from '../../../src/jobs/scheduler.ts';
+import { LocalScheduler, type ItemHandler, type QueuedItem, type Scheduler } from '../../../src/jobs/scheduler.ts';
 import { newMessageId } from '../../../src/jobs/signing.ts';
 import { MemoryJobStore } from '../../../src/jobs/store.ts';
+import { JobsUnavailableError } from '../../../src/jobs/types.ts';
 import { createScorer, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { startReceiver, verifyStandardWebhook } from '../../helpers/webhook-receiver.ts';
 
@@ -249,5 +250,69 @@ describe('logs of a job item that could not be recorded', () => {
     expect(lines.length).toBeGreaterThan(0);
     expect(JSON.stringify(lines)).not.toContain('MARKER-7c1');
     expect(lines[0]).toMatchObject({ error: 'Error' });
+  });
+});
+
+describe('a shared queue runs an item again when the store could not record it', () => {
+  /** Runs items one by one and, as BullMQ does after a DelayedError, runs an item again when it throws. */
+  class RerunningQueue implements Scheduler {
+    readonly requeuesInterrupted = true;
+    #handler: ItemHandler | undefined;
+    runs = 0;
+    start(handler: ItemHandler): void {
+      this.#handler = handler;
+    }
+    async enqueue(items: QueuedItem[]): Promise<void> {
+      void (async () => {
+        for (const item of items) {
+          for (let attempt = 0; attempt < 5; attempt++) {
+            this.runs++;
+            try {
+              await this.#handler!(item, new AbortController().signal);
+              break;
+            } catch (err) {
+              if (!(err instanceof JobsUnavailableError)) throw err;
+            }
+          }
+        }
+      })();
+    }
+    cancel(): QueuedItem[] {
+      return [];
+    }
+    async drain(): Promise<QueuedItem[]> {
+      return [];
+    }
+  }
+
+  it('queues the webhook on the rerun when the first run ended the job but could not queue it', async () => {
+    const receiver = await startReceiver();
+    try {
+      const env = { WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'), WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' };
+      let failures = 1;
+      const local = new LocalNotifier();
+      // The first notify finds Redis gone, after the job was already recorded as ended.
+      const flaky: Notifier = {
+        start: (d) => local.start(d),
+        async notify(jobId) {
+          if (failures-- > 0) throw new JobsUnavailableError('the webhook queue (Redis) cannot be reached');
+          await local.notify(jobId);
+        },
+        drain: (deadline) => local.drain(deadline),
+      };
+      const queue = new RerunningQueue();
+      const jobs = new JobService(
+        { config: testConfig(env), scorer, registry: new Registry(), logger: silent },
+        { store: new MemoryJobStore(), scheduler: queue, notifier: flaky },
+      );
+      const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/rerun') }));
+      expect((await settle(jobs, 'k', job.job_id)).status).toBe('done');
+      await receiver.waitFor(1, 10_000);
+      expect(receiver.requests.filter((r) => r.path === '/rerun')).toHaveLength(1);
+      // Two items, the last one run twice.
+      expect(queue.runs).toBe(3);
+    } finally {
+      await receiver.close();
+    }
   });
 });
