@@ -40,7 +40,7 @@ export async function resolveTls(config: Pick<Config, 'TLS_CERT_FILE' | 'TLS_KEY
     createSecureContext({ ...material, minVersion: 'TLSv1.2', ciphers: TLS_CIPHERS });
   } catch (err) {
     const reason = (err as { code?: string; reason?: string }).reason ?? (err as { code?: string }).code ?? 'unusable';
-    throw new Error(`the key does not fit the certificate or cannot be read (${reason})`);
+    throw new Error(`the certificate and key cannot be used together: one is unreadable or the key does not fit (${reason})`);
   }
   const fingerprint256 = new X509Certificate(material.cert).fingerprint256;
   return { ...material, fingerprint256, selfSigned };

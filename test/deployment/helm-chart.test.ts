@@ -87,11 +87,13 @@ describe('helm values schema', () => {
     ['a trustProxy that is no address', (v) => ((v.config as JsonObject).trustProxy = 'bogus'), 'pattern'],
     ['a trustProxy CIDR of 99 bits', (v) => ((v.config as JsonObject).trustProxy = '10.0.0.0/99'), 'pattern'],
     ['a trustProxy list with one bad entry', (v) => ((v.config as JsonObject).trustProxy = 'loopback, 10.0.0.300'), 'pattern'],
+    ['a trustProxy of colons that is no IPv6 address', (v) => ((v.config as JsonObject).trustProxy = ':::'), 'pattern'],
+    ['an API key no Bearer header can carry (non-ASCII)', (v) => ((v.auth as JsonObject).apiKeys = ['schlüssel-0123456789abcdef']), 'pattern'],
     ['a preStop sleep of minutes', (v) => (v.preStopSleepSeconds = 600), 'maximum'],
     ['a result TTL longer than a Node timer holds', (v) => ((v.jobs as JsonObject).resultTtlMs = 2_592_000_000), 'maximum'],
   ];
   // The service's own TRUST_PROXY rules (src/config.ts), so the chart refuses what the pod would.
-  it.each(['false', 'true', '2', '10.0.0.0/8', '10.0.0.0/8, loopback', '192.168.1.7,fd00::/8', '::1', 'linklocal,uniquelocal'])(
+  it.each(['false', 'true', '2', '10.0.0.0/8', '10.0.0.0/8, loopback', '192.168.1.7,fd00::/8', '::1', '2001:db8::1/64', 'linklocal,uniquelocal'])(
     'accepts trustProxy %s',
     (trustProxy) => {
       const values = clone(defaults);

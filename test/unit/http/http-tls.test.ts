@@ -105,8 +105,8 @@ describe('HTTPS listener', () => {
     writeFileSync(join(dir, 'cert.pem'), tls.cert);
     writeFileSync(join(dir, 'broken.key'), '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
     const files = (key: string) => ({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, key) });
-    await expect(resolveTls(files('other.key'))).rejects.toThrow(/does not fit the certificate.*mismatch/);
-    await expect(resolveTls(files('broken.key'))).rejects.toThrow(/does not fit the certificate or cannot be read/);
+    await expect(resolveTls(files('other.key'))).rejects.toThrow(/cannot be used together.*key values mismatch/);
+    await expect(resolveTls(files('broken.key'))).rejects.toThrow(/cannot be used together: one is unreadable/);
   });
 
   it('refuses plain HTTP spoken to the TLS port', async () => {
