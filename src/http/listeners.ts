@@ -95,17 +95,12 @@ export async function selfSignedCertificate(): Promise<TlsMaterial> {
  * echoed (anything else gets no target), so a client can send only itself elsewhere; PUBLIC_HOST
  * takes the Host header out of the answer altogether.
  */
-export function httpsLocation(
-  hostHeader: string | undefined,
-  url: string | undefined,
-  httpsPort: number | undefined,
-  publicHost?: string,
-): string | undefined {
-  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.exec(hostHeader ?? '');
-  if (m === null && publicHost === undefined) return undefined;
-  const host = publicHost ?? (m?.[1] as string);
-  // No port given (a proxy's public side): the one the client used, unless PUBLIC_HOST replaced the host.
-  const port = httpsPort === undefined ? (publicHost === undefined ? (m?.[2] ?? '') : '') : httpsPort === 443 ? '' : `:${httpsPort}`;
+export function httpsLocation(hostHeader: string | undefined, url: string | undefined, httpsPort: number, publicHost?: string): string | undefined {
+  // The Host's own port is dropped: it is the port the client spoke plain HTTP to.
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/.exec(hostHeader ?? '');
+  const host = publicHost ?? m?.[1];
+  if (host === undefined) return undefined;
+  const port = httpsPort === 443 ? '' : `:${httpsPort}`;
   const path = url !== undefined && url.startsWith('/') && !url.startsWith('//') ? url : '/';
   return `https://${host}${port}${path}`;
 }

@@ -21,7 +21,7 @@ export function redirectForwardedHttp(app: FastifyInstance, config: Pick<Config,
     // request.protocol takes the last entry of the header, as the nearest proxy wrote it.
     if (request.protocol === 'http') {
       // request.host: X-Forwarded-Host from the trusted proxy, else Host; checked like the HTTP port's.
-      const location = httpsLocation(request.host, request.url, config.PUBLIC_HTTPS_PORT, config.PUBLIC_HOST);
+      const location = httpsLocation(request.host, request.url, config.PUBLIC_HTTPS_PORT ?? 443, config.PUBLIC_HOST);
       if (location === undefined) return reply.code(400).send({ detail: 'Host header required' });
       return reply.code(308).headers({ location, ...REDIRECT_HEADERS }).send();
     }

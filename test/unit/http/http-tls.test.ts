@@ -168,9 +168,8 @@ describe('plain HTTP_PORT listener', () => {
     // PUBLIC_HOST takes the Host header out of the answer altogether.
     expect(httpsLocation('evil.example', '/p?q=1', 8443, 'risk.example')).toBe('https://risk.example:8443/p?q=1');
     expect(httpsLocation('evil.example/x?', '/p', 443, 'risk.example')).toBe('https://risk.example/p');
-    // No HTTPS port given (behind a proxy): the client's own port stays, unless PUBLIC_HOST is set.
-    expect(httpsLocation('a.example:9443', '/p', undefined)).toBe('https://a.example:9443/p');
-    expect(httpsLocation('a.example:9443', '/p', undefined, 'risk.example')).toBe('https://risk.example/p');
+    // The port the client spoke plain HTTP to is never the HTTPS one.
+    expect(httpsLocation('a.example:80', '/p', 443)).toBe('https://a.example/p');
   });
 
   it('sends every client to PUBLIC_HOST when set, whatever its Host header, in an answer no cache keeps', async () => {
