@@ -2,14 +2,14 @@
 import type { ParsedTurn, Speaker } from './types.ts';
 
 /**
- * A speaker prefix: a short name (letters with their combining marks, digits, `_`, spaces, dots,
- * dashes; at most 32 characters, starting with a letter, digit or `_`) followed by `:` and then
+ * A speaker prefix: a short name (letters with their combining marks and the zero-width
+ * (non-)joiners some scripts spell with, digits, `_`, spaces, dots, dashes; at most 32 characters, starting with a letter, digit or `_`) followed by `:` and then
  * whitespace or the end of the line. Requiring whitespace after the colon keeps `http://x` and
  * `12:30` from being read as speakers. Invisible format characters before the name (a byte-order
  * mark, a zero-width space, a direction mark) are skipped: an export that starts with one must not
  * lose its first speaker, which would hand the child user1's slot.
  */
-const PREFIX = /^[ \t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-]{0,31}?)[ \t]*:(?=\s|$)/u;
+const PREFIX = /^[ \t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-\u200c\u200d]{0,31}?)[ \t]*:(?=\s|$)/u;
 
 const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
 

@@ -38,6 +38,8 @@ describe('parseTurns: speaker lines are "name: text"', () => {
       'user2',
     ]);
     expect(speakerTexts('राहुल: hi\nप्रिया: hello\nमาลี: x').map((t) => t.speaker)).toEqual(['user1', 'user2']);
+    // Persian and Indic spellings with a zero-width non-joiner or joiner inside the name.
+    expect(speakerTexts('می\u200cترا: hi\nक\u094d\u200dष: hello').map((t) => t.speaker)).toEqual(['user1', 'user2']);
   });
 
   it('skips a byte-order mark or a zero-width space before a name, so the first speaker keeps user1', () => {
