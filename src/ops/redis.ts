@@ -18,7 +18,7 @@ export interface SharedRedis {
   blocking(): Redis;
   /** The key prefix every key of this appliance starts with. */
   readonly prefix: string;
-  /** True while the command connection is up and Redis answered its last PING in time. */
+  /** True while the store's and limiter's connections are up and Redis answered its last PING in time. */
   ready(): boolean;
   /** Resolves once connected, or after `timeoutMs` (an unreachable Redis must not stop the start). */
   whenReady(timeoutMs: number): Promise<boolean>;
@@ -58,11 +58,11 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
   const command = new Redis(options.url, { ...failFast, commandTimeout: STORE_TIMEOUT_MS });
   const limiter = new Redis(options.url, { ...failFast, commandTimeout: LIMITER_TIMEOUT_MS });
   const queue = new Redis(options.url, failFast);
-  for (const c of [limiter, queue]) c.on('error', () => {});
+  queue.on('error', () => {});
   const extra: Redis[] = [limiter, queue];
-  // Up: the store's socket is open and the last PING was answered in time.
+  // Up: the store's and the limiter's connections are open and the last PING was answered in time.
   let answering = true;
-  const healthy = (): boolean => command.status === 'ready' && answering;
+  const healthy = (): boolean => command.status === 'ready' && limiter.status === 'ready' && answering;
   let reported = false;
   // Told on each change only; ioredis reports every failed attempt. Messages carry no URL.
   const report = (error?: string): void => {
@@ -86,9 +86,11 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
     );
   }, PING_INTERVAL_MS);
   ping.unref();
-  command.on('ready', () => report());
-  command.on('error', (err: Error) => report(err.message));
-  command.on('end', () => report('connection closed'));
+  for (const c of [command, limiter]) {
+    c.on('ready', () => report());
+    c.on('error', (err: Error) => report(err.message));
+    c.on('end', () => report('connection closed'));
+  }
   return {
     command,
     limiter,
