@@ -20,7 +20,7 @@ export interface SharedRedis {
   readonly prefix: string;
   /** True while the store's and limiter's connections are up and Redis answered its last PING in time. */
   ready(): boolean;
-  /** Resolves once connected, or after `timeoutMs` (an unreachable Redis must not stop the start). */
+  /** Resolves once the store's and limiter's connections are up, or after `timeoutMs` (an unreachable Redis must not stop the start). */
   whenReady(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -104,17 +104,20 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
     },
     ready: healthy,
     whenReady(timeoutMs) {
-      if (command.status === 'ready') return Promise.resolve(true);
+      // Both request-path connections: the rate limit is not enforced until the limiter's is up.
+      const connected = (): boolean => command.status === 'ready' && limiter.status === 'ready';
+      if (connected()) return Promise.resolve(true);
       return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          command.off('ready', onReady);
-          resolve(false);
-        }, timeoutMs);
-        const onReady = (): void => {
+        const settle = (value: boolean): void => {
           clearTimeout(timer);
-          resolve(true);
+          for (const c of [command, limiter]) c.off('ready', onReady);
+          resolve(value);
         };
-        command.once('ready', onReady);
+        const onReady = (): void => {
+          if (connected()) settle(true);
+        };
+        const timer = setTimeout(() => settle(false), timeoutMs);
+        for (const c of [command, limiter]) c.on('ready', onReady);
       });
     },
     async close() {
