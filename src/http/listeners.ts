@@ -107,6 +107,8 @@ export function httpsLocation(hostHeader: string | undefined, url: string | unde
 
 /** Redirect answers depend on the request's Host: a shared cache must not keep one for others. */
 export const REDIRECT_HEADERS = { 'cache-control': 'no-store' } as const;
+/** The 400 of a redirect that has no usable host (no PUBLIC_HOST and no plain Host header). */
+export const NO_HOST_DETAIL = 'Host header required';
 
 /**
  * Node's own limits tied to REQUEST_TIMEOUT_MS: a stalled header block, body or TLS handshake is cut
@@ -123,7 +125,7 @@ export function createRedirectServer(httpsPort: number, timeoutMs = 30_000, publ
   return createServer({ ...serverTimeouts(timeoutMs), requestTimeout: timeoutMs }, (req, res) => {
     const location = httpsLocation(req.headers.host, req.url, httpsPort, publicHost);
     if (location === undefined) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end('{"detail":"Host header required"}');
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: NO_HOST_DETAIL }));
       return;
     }
     res.writeHead(308, { location, 'content-type': 'application/json', ...REDIRECT_HEADERS });

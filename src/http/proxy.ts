@@ -3,7 +3,7 @@
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import type { Config, TrustProxy } from '../config.ts';
-import { httpsLocation, REDIRECT_HEADERS } from './listeners.ts';
+import { httpsLocation, NO_HOST_DETAIL, REDIRECT_HEADERS } from './listeners.ts';
 
 /** Whether a direct peer at `address` is a proxy whose forwarding headers we believe. */
 export function trustsPeer(trust: TrustProxy): (address: string | undefined) => boolean {
@@ -22,7 +22,7 @@ export function redirectForwardedHttp(app: FastifyInstance, config: Pick<Config,
     if (request.protocol === 'http') {
       // request.host: X-Forwarded-Host from the trusted proxy, else Host; checked like the HTTP port's.
       const location = httpsLocation(request.host, request.url, config.PUBLIC_HTTPS_PORT ?? 443, config.PUBLIC_HOST);
-      if (location === undefined) return reply.code(400).send({ detail: 'Host header required' });
+      if (location === undefined) return reply.code(400).send({ detail: NO_HOST_DETAIL });
       return reply.code(308).headers({ location, ...REDIRECT_HEADERS }).send();
     }
   });

@@ -3,6 +3,7 @@
 // process only; with the Redis parts (createSharedJobs) any replica can take, run and report it.
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import { describeBug } from '../ops/describe-bug.ts';
 import { ScoringError, type Prediction, type ScoreRequest, type Scorer } from '../scoring/types.ts';
 import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
 import { fullJitter, sleep } from './backoff.ts';
@@ -50,9 +51,6 @@ const OVERLOAD_CAP_MS = 1000;
 const TIMEOUT_RETRIES = 2;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** What a log may say of an error here: its type, never its message, which could quote a conversation. */
-const errorKind = (err: unknown): string => (err instanceof Error ? err.name : typeof err);
 
 /** Work cut off by this replica's shutdown that a shared queue gives to another replica instead. */
 class Interrupted extends Error {
@@ -252,22 +250,25 @@ export class JobService implements Jobs {
 
   /** Scores one item with retries on overload, records the outcome, and ends the job after its last item. */
   async #runItem(item: QueuedItem, signal: AbortSignal): Promise<void> {
-    try {
+    await this.#step(item, 'job item could not be recorded', async () => {
       const record = await this.#store.get(item.jobId);
       // A failed (or expired) job's remaining items are accounted for without scoring.
       if (record !== undefined && (record.status === 'queued' || record.status === 'running')) {
         await this.#store.markStarted(item.jobId, Date.now());
         await this.#score(item, signal);
       }
-    } catch (err) {
-      if (this.#keptInQueue(err)) throw err;
-      this.#logger.warn({ job_id: item.jobId, error: errorKind(err) }, 'job item could not be recorded');
-    }
+    });
+    await this.#step(item, 'job item could not be accounted', () => this.#finishItem(item));
+  }
+
+  /** One step of an item: a failure the shared queue keeps is rethrown, any other is logged and the item goes on. */
+  async #step(item: QueuedItem, failure: string, work: () => Promise<void>): Promise<void> {
     try {
-      await this.#finishItem(item);
+      await work();
     } catch (err) {
       if (this.#keptInQueue(err)) throw err;
-      this.#logger.warn({ job_id: item.jobId, error: errorKind(err) }, 'job item could not be accounted');
+      // The error's type only, as every error log: a message could quote a conversation.
+      this.#logger.warn({ job_id: item.jobId, error: describeBug(err).type }, failure);
     }
   }
 

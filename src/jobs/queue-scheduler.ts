@@ -107,9 +107,10 @@ export class QueueScheduler implements Scheduler {
         try {
           await handler({ ...meta, request }, this.#stop.signal);
         } catch (err) {
-          // The job store (Redis) went away mid-item: the item waits in the queue and runs again, for
-          // as long as the outage lasts, without using one of its attempts (those count replicas that
-          // stopped). BullMQ's connection waits for Redis, so the move happens once it is back.
+          // The job store (Redis) went away mid-item: the item waits in the queue and runs again,
+          // without using one of its attempts (those count replicas that stopped). BullMQ's connection
+          // waits for Redis, so the move happens once it is back; an outage longer than the lock lets
+          // the lock lapse instead, the move fails, and the stalled check hands the item back.
           if (!(err instanceof JobsUnavailableError) || this.#stop.signal.aborted) throw err;
           await job.moveToDelayed(Date.now() + STORE_RETRY_MS, token).catch(() => undefined);
           throw new DelayedError();
