@@ -1,5 +1,6 @@
 // SIGTERM on the real process: stop accepting, let the in-flight request finish, exit 0.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { bearer, chat, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
 import { startServerProcess } from '../../helpers/process.ts';
@@ -36,6 +37,9 @@ describe('graceful shutdown', () => {
     await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGTERM');
     await waitFor(() => stdout().includes('shutting down'), 10_000);
+    // While that request is still open (half its body unsent), a new connection is refused.
+    const { port } = new URL(url);
+    await waitForAsync(async () => (await connectOutcome(Number(port))) === 'ECONNREFUSED', 5_000);
     req.end(body.subarray(half));
 
     const res = await slow;
@@ -46,9 +50,28 @@ describe('graceful shutdown', () => {
     expect(stdout().indexOf('shutting down')).toBeLessThan(stdout().lastIndexOf('"route":"/predict"'));
     expect(stdout()).toContain('shutdown complete');
     expect(Date.now() - started).toBeLessThan(20_000);
-    await expect(fetch(`${url}/health`)).rejects.toThrow();
   });
 });
+
+/** 'connected', or the error code a TCP connect to the loopback port ended with. */
+function connectOutcome(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+  });
+}
+
+async function waitForAsync(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
