@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -103,7 +103,7 @@ describe('real benign chats', () => {
     ]);
   });
 
-  it.skipIf(!existsSync(join(DEFAULT_DATA_DIR, 'topical-chat')))('loads Topical-Chat and Synthetic-Persona-Chat as user1/user2 benign chats, test_freq held out', () => {
+  it('loads Topical-Chat and Synthetic-Persona-Chat as user1/user2 benign chats, test_freq held out', () => {
     const topical = loadTopicalChat();
     const persona = loadPersonaChat();
     expect(topical.length).toBeGreaterThan(1500);

@@ -5,7 +5,6 @@
 // scores by 0.15 or more). This fixed set of 260 conversations is a sample: `npm run eval` measures
 // the same rules on 1,500 conversations of the full test split and reports them with PASS/FAIL.
 // Each failure prints the measured figure.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
@@ -21,17 +20,19 @@ const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
 const GENERATED = 200;
 const REAL = 60;
 
-/** ~200 generated test-split conversations (fixed seed) plus real benign test chats when ../shared/data exists. */
+/** 200 generated test-split conversations (fixed seed) plus 60 real benign test chats from ../shared/data. */
 function guardConversations(): LabeledConversation[] {
   const generated = deterministicSubsample(
     generate({ seed: 11, n: 1500 }).filter((r) => r.split === 'test'),
     GENERATED,
     'model-guards',
   );
-  // The real chats are read in place from ../shared/data; without it the guard runs on generated chats only.
-  const real = existsSync(DEFAULT_DATA_DIR)
-    ? deterministicSubsample([...loadTopicalChat(), ...loadPersonaChat()].filter((r) => r.split === 'test'), REAL, 'model-guards')
-    : [];
+  // The real chats are read in place from ../shared/data, as training reads them: the guard's share
+  // is counted over all 260, so a missing folder must fail here rather than quietly guard 200.
+  const real = deterministicSubsample([...loadTopicalChat(), ...loadPersonaChat()].filter((r) => r.split === 'test'), REAL, 'model-guards');
+  if (generated.length !== GENERATED || real.length !== REAL) {
+    throw new Error(`guard set: ${generated.length} generated and ${real.length} real chats, expected ${GENERATED} and ${REAL} (is ${DEFAULT_DATA_DIR} there?)`);
+  }
   return [...generated, ...real];
 }
 
