@@ -59,6 +59,7 @@ describe('v1: POST /predict?explain=true', () => {
     expect(rest).toEqual(plain);
     expectWellFormed(explanation, plain.harmful_score, 4);
     expect(explanation.turn_lines).toEqual([0, 2, 4, 5]);
+    expect(explanation.evidence.length).toBeGreaterThan(0);
     for (const ev of explanation.evidence) expect(ev.line).toBe(explanation.turn_lines[ev.index]);
   });
 
@@ -70,14 +71,18 @@ describe('v1: POST /predict?explain=true', () => {
     }
   });
 
-  it('matches each turn score to the same turns scored alone (within 0.01)', async () => {
+  it('matches each turn score to the same turns scored alone (within 1e-4)', async () => {
     const conversation = chat(90);
     const { explanation } = (await post('/predict?explain=true', { conversation })).json();
     const lines = conversation.split('\n');
-    for (const n of [1, 10, 64, 65, 90]) {
+    const cuts = [1, 10, 64, 65, 90];
+    for (const n of cuts) {
       const alone = (await post('/predict', { conversation: lines.slice(0, n).join('\n') })).json();
-      expect(Math.abs(explanation.turn_scores[n - 1] - alone.harmful_score)).toBeLessThan(0.01);
+      expect(Math.abs(explanation.turn_scores[n - 1] - alone.harmful_score)).toBeLessThan(1e-4);
     }
+    // The score moves between these turns, so a trace read at the wrong turn would not match.
+    const atCuts = cuts.map((n) => explanation.turn_scores[n - 1] as number);
+    expect(Math.max(...atCuts) - Math.min(...atCuts)).toBeGreaterThan(0.05);
   });
 
   it('explains every item of /batch_predict?explain=true and names flat-text authors unknown', async () => {
@@ -87,6 +92,7 @@ describe('v1: POST /predict?explain=true', () => {
     expectWellFormed(a.explanation, a.harmful_score, 5);
     expectWellFormed(b.explanation, b.harmful_score, 3);
     expect(b.explanation.turn_lines).toEqual([0, 1, 2]);
+    expect(b.explanation.evidence.length).toBeGreaterThan(0);
     for (const ev of b.explanation.evidence) expect(ev.user).toBe('unknown');
   });
 
@@ -112,18 +118,22 @@ describe('v2: explain: true on /v2/predict, on batch items, in job results and w
     expectWellFormed(body.explanation, body.harmfulness_score, 7);
     expect(body.explanation.turn_scores[2]).toBe(body.explanation.turn_scores[1]);
     expect(body.explanation.evidence.map((e: { index: number }) => e.index)).not.toContain(2);
+    expect(body.explanation.evidence.length).toBeGreaterThan(0);
     for (const ev of body.explanation.evidence) expect(ev.user).toBe(msgs[ev.index]!.user);
     expect(JSON.stringify(body)).not.toContain(MARKER);
   });
 
-  it('matches a prefix of the messages scored alone (within 0.01) and leaves plain calls unchanged', async () => {
+  it('matches a prefix of the messages scored alone (within 1e-4) and leaves plain calls unchanged', async () => {
     const msgs = messages(20);
     const { explanation } = (await post('/v2/predict', { messages: msgs, explain: true })).json();
-    for (const n of [1, 7, 20]) {
+    const cuts = [1, 7, 20];
+    for (const n of cuts) {
       const alone = (await post('/v2/predict', { messages: msgs.slice(0, n) })).json();
       expect(alone.explanation).toBeUndefined();
-      expect(Math.abs(explanation.turn_scores[n - 1] - alone.harmfulness_score)).toBeLessThan(0.01);
+      expect(Math.abs(explanation.turn_scores[n - 1] - alone.harmfulness_score)).toBeLessThan(1e-4);
     }
+    const atCuts = cuts.map((n) => explanation.turn_scores[n - 1] as number);
+    expect(Math.max(...atCuts) - Math.min(...atCuts)).toBeGreaterThan(0.05);
   });
 
   it('carries the explanation of explained items into the job result and the webhook, and no text', async () => {
@@ -162,8 +172,11 @@ describe('metrics: explained conversations and the message index of first alerts
       return { explained: value('conversation_risk_explained_conversations_total'), alerts: value('conversation_risk_first_alert_message_index_count') };
     };
     const before = await read();
+    // With the fixture model, chat(9, 1) crosses 0.5 at its sixth turn and chat(4) never does: one
+    // alert observed, not two and not none.
     const res = await post('/batch_predict?explain=true', { conversations: [chat(4), chat(9, 1)] });
     const alerted = res.json().predictions.filter((p: { explanation: Explanation }) => p.explanation.first_alert_index !== null).length;
+    expect(alerted).toBe(1);
     await post('/predict', { conversation: chat(4) });
     const after = await read();
     expect(after.explained - before.explained).toBe(2);

@@ -78,7 +78,10 @@ describe('the engine explains in one pass (contract fixture model in onnxruntime
     const lines = conversation.split('\n');
     const cuts = [1, 2, 5, 63, 64, 65, 100, 128, 129, 149];
     const prefixes = await scorer.score(cuts.map((n) => ({ conversation: lines.slice(0, n).join('\n'), age_a: '14', age_b: '35' })));
-    cuts.forEach((n, k) => expect(Math.abs(turns[n - 1]!.score - prefixes[k]!.harmful_score)).toBeLessThan(0.01));
+    cuts.forEach((n, k) => expect(Math.abs(turns[n - 1]!.score - prefixes[k]!.harmful_score)).toBeLessThan(1e-4));
+    // The running score moves between these prefixes, so matching them is not matching a constant.
+    const atCuts = cuts.map((n) => turns[n - 1]!.score);
+    expect(Math.max(...atCuts) - Math.min(...atCuts)).toBeGreaterThan(0.05);
   });
 
   it('keeps segments in conversation order when several conversations share a task (batches are sorted by shape)', async () => {
@@ -90,7 +93,8 @@ describe('the engine explains in one pass (contract fixture model in onnxruntime
     for (let i = 0; i < a.length; i++) expect(Math.abs(a[i]! - b[i]!)).toBeLessThan(1e-4);
     const lines = long.split('\n');
     const [prefix] = await scorer.score([{ conversation: lines.slice(0, 30).join('\n') }]);
-    expect(Math.abs(a[29]! - prefix!.harmful_score)).toBeLessThan(0.01);
+    expect(Math.abs(a[29]! - prefix!.harmful_score)).toBeLessThan(1e-4);
+    expect(Math.max(...a) - Math.min(...a)).toBeGreaterThan(0.05);
   });
 
   it('locates every turn by the line where it starts, continuation lines included', async () => {
@@ -107,6 +111,10 @@ describe('the engine explains in one pass (contract fixture model in onnxruntime
     const conversation = `user1: hello\nuser2: ${long}\nuser1: music`;
     const [p] = await scorer.score([{ conversation, explain: true }]);
     const [cut] = await scorer.score([{ conversation: conversation.split('\n').slice(0, 2).join('\n') }]);
-    expect(Math.abs(p!.explanation!.turns[1]!.score - cut!.harmful_score)).toBeLessThan(0.01);
+    expect(Math.abs(p!.explanation!.turns[1]!.score - cut!.harmful_score)).toBeLessThan(1e-4);
+    // ...and not the score after the first turn or the last: each turn has a score of its own here.
+    const [first] = await scorer.score([{ conversation: 'user1: hello' }]);
+    expect(Math.abs(p!.explanation!.turns[1]!.score - first!.harmful_score)).toBeGreaterThan(1e-3);
+    expect(Math.abs(p!.explanation!.turns[1]!.score - p!.harmful_score)).toBeGreaterThan(1e-3);
   });
 });
