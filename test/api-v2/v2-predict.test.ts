@@ -55,7 +55,8 @@ describe('POST /v2/predict answers the Preview shape', () => {
         method: 'POST',
         url: '/predict',
         headers: bearer(),
-        payload: { conversation: messagesToConversation(msgs), age_a: '14', age_b: 'adult' },
+        // Written by hand, not by the route's own messagesToConversation, so a bug there cannot hide.
+        payload: { conversation: msgs.map((m) => `${m.user}: ${m.text}`).join('\n'), age_a: '14', age_b: 'adult' },
       })
     ).json();
     expect(v2.harmfulness_score).toBe(v1.harmful_score);

@@ -188,8 +188,9 @@ describe.skipIf(skipReason !== undefined)('compose.yaml with podman-compose', ()
     await compose('down', '-t', '30');
     expect(await projectContainers(true)).toEqual([]);
     expect(await projectContainers(false)).toEqual([]);
+    // podman-compose 1.0's `down` leaves the project network behind; removing it is the test's clean-up
+    // (and fails the test if the network is not there, e.g. when a newer podman-compose removes it).
     await run(CLI, ['network', 'rm', NETWORK]);
-    await expect(run(CLI, ['network', 'exists', NETWORK])).rejects.toThrow();
     console.info(`[container-compose] stop ${stopMs} ms; suite ${Date.now() - started} ms`);
   }, 90_000);
 });

@@ -87,6 +87,8 @@ describe('QueueScheduler hands an item it gave up on back to its job', () => {
     const item: QueuedItem = { jobId: randomUUID(), keyId: 'key_a', index: 0, id: 'conv-0', request: { conversation: 'user1: hi' }, chars: 9, total: 1 };
     await scheduler.enqueue([item]);
     await until(async () => (lost.length > 0 ? true : undefined), 20_000);
+    // Two more lock periods: a second report of the same item would have arrived by now.
+    await new Promise((r) => setTimeout(r, 2000));
     expect(attempts).toBe(5);
     expect(lost).toHaveLength(1);
     expect(lost[0]!.item).toMatchObject({ jobId: item.jobId, index: 0, id: 'conv-0', chars: 9 });
