@@ -272,4 +272,38 @@ describe('a replica killed mid-job loses nothing', () => {
     expect(receiver.requests.filter((r) => r.path === '/killed')).toHaveLength(1);
     expect(b.stdout()).not.toContain(MARKER);
   }, 240_000);
+
+  it('a webhook delivery taken over after kill -9 makes only the attempts the dead replica left', async () => {
+    const env = {
+      ...sharedEnv({ JOB_LOCK_MS: '1000', API_KEYS: TEST_KEY, RATE_LIMIT_MAX: '10000', WEBHOOK_MAX_ATTEMPTS: '3' }),
+      MODEL_DIR: 'test/fixtures/contract-model',
+      LOG_LEVEL: 'info',
+    };
+    // A's first attempt fails and is recorded; its second hangs at the receiver, so A is provably in
+    // the middle of it (an attempt not yet recorded) when it is killed. B then owes 3 - 1 = 2 attempts.
+    receiver.script({ status: 500 }, { status: 500, delayMs: 15_000 }, { status: 500 }, { status: 500 }, { status: 500 });
+    const a = await startServerProcess(env);
+    procs.push(a);
+    const res = await fetch(`${a.url}/v2/predict/batch`, {
+      method: 'POST',
+      headers: { ...bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'batch', webhook_url: receiver.url('/takeover'), conversations: [{ id: 'c0', messages: messages(4) }] }),
+    });
+    expect(res.status).toBe(202);
+    const pollUrl = ((await res.json()) as { poll_url: string }).poll_url;
+    await receiver.waitFor(2, 30_000);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect(receiver.requests).toHaveLength(2);
+    const b = await startServerProcess(env);
+    procs.push(b);
+    const job = await until(async () => {
+      const j = (await (await fetch(`${b.url}${pollUrl}`, { headers: bearer() })).json()) as { webhook?: { status: string; attempts: number } };
+      return j.webhook?.status === 'failed' ? j : undefined;
+    }, 60_000);
+    expect(job.webhook?.attempts).toBe(3);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.requests.filter((r) => r.path === '/takeover')).toHaveLength(4);
+    expect(receiver.requests.every((r) => verifyStandardWebhook(SECRET, r))).toBe(true);
+  }, 120_000);
 });

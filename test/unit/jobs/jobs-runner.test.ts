@@ -192,7 +192,9 @@ describe('drain (shutdown)', () => {
   });
 });
 
-describe('webhook delivery taken over from a replica that stopped', () => {
+// The takeover itself, across real processes on Redis, is in jobs-redis.test.ts; here one process
+// stands in for it, with the stopped replica's attempts already in the store.
+describe('webhook delivery resumed from the attempts another replica recorded', () => {
   it('makes only the attempts that replica left: WEBHOOK_MAX_ATTEMPTS counts every replica\'s', async () => {
     const receiver = await startReceiver();
     receiver.script(...Array.from({ length: 10 }, () => ({ status: 500 })));
