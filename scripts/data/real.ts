@@ -16,6 +16,9 @@ import type { Turn } from '../../src/scoring/types.ts';
 
 export const DEFAULT_DATA_DIR = new URL('../../../shared/data/', import.meta.url).pathname;
 
+/** The licensed real benign sets this module reads (record `source`); nothing else counts as a real chat. */
+export const REAL_SOURCES: ReadonlySet<string> = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue']);
+
 interface TopicalTurn {
   message: string;
   agent: string;

@@ -75,10 +75,12 @@ export function curveOf(rows: readonly AlertRow[]): CurveGroup {
     alerted: alerted.length,
     median_first_alert_share: median(shares),
     median_first_alert_index: median(alerted.map((r) => r.first as number)),
-    // A chat counts as detected at `read` once its first alert lies within the first ceil(read * turns) messages.
+    // A chat counts as detected at `read` once the share of it read at its first alert, (first + 1) /
+    // turns (as in the median), is at most `read`. Rounding the messages read up instead would count a
+    // one-message chat (a flat export) as caught after reading a tenth of it.
     curve: READ_SHARES.map((read) => ({
       read,
-      detected: rows.length === 0 ? Number.NaN : rows.filter((r) => r.first !== null && r.first + 1 <= Math.ceil(read * r.turns)).length / rows.length,
+      detected: rows.length === 0 ? Number.NaN : rows.filter((r) => r.first !== null && (r.first + 1) / r.turns <= read + 1e-12).length / rows.length,
     })),
   };
 }

@@ -44,6 +44,8 @@ export interface GuardsReport {
   derived_slices: SliceRow[];
   register_shift_families: FamilyRow[];
   flat_renderings: FlatRenderingReport;
+  /** The same without the records' ages: reported, not guarded. */
+  flat_renderings_without_ages: FlatRenderingReport;
   sparse_grooming: SparseRow[];
   attribution: AttributionRow[];
   /** Flat numbers for report.metrics (and so for the ablation table, the manifest and the card). */
@@ -80,6 +82,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   const derived = derivedSlices(o.test, scores);
   const families = registerShiftFamilies(o.test, scores);
   const flat = await flatRenderings(o.scorer, o.test);
+  const flatNoAges = await flatRenderings(o.scorer, o.test, false);
   const sparse = await evaluateSparseGrooming(o.scorer, o.test, flat.cut_at_target_fpr);
   const guardedSparse = sparse.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
   const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
@@ -109,6 +112,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     recut_min_share_stable: r4(recut.min_share_stable),
     ...Object.fromEntries(recut.rows.flatMap((r) => [
       [`recut_share_stable_${r.recut}`, r4(r.share_stable)],
+      [`recut_share_stable_changed_${r.recut}`, r4(r.share_stable_changed)],
       [`recut_roc_auc_${r.recut}`, r4(r.roc_auc)],
     ])),
     short_benign_flagged: r4(short.benign_flagged),
@@ -121,6 +125,9 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     flat_fpr_at_0_5: r4(flat.fpr_at_0_5),
     flat_cut_at_target_fpr: r4(flat.cut_at_target_fpr),
     flat_recall_at_target_fpr: r4(flat.recall_at_target_fpr),
+    flat_without_ages_roc_auc: r4(flatNoAges.roc_auc),
+    flat_without_ages_recall_at_0_5: r4(flatNoAges.recall_at_0_5),
+    flat_without_ages_fpr_at_0_5: r4(flatNoAges.fpr_at_0_5),
     ...Object.fromEntries(sparse.flatMap((r) => {
       const key = `sparse_${r.lines}_${r.rendering.replace(/ /g, '_')}`;
       return [
@@ -147,6 +154,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     derived_slices: derived,
     register_shift_families: families,
     flat_renderings: flat,
+    flat_renderings_without_ages: flatNoAges,
     sparse_grooming: sparse,
     attribution,
     metrics,
@@ -188,11 +196,13 @@ ${Object.entries(g.structure_baseline.weights).map(([k, v]) => `\`${k}\` ${v}`).
 ${rc.conversations} test conversations (deterministic subsample by id hash), each scored as written and re-cut
 (ages unchanged). ROC-AUC as written: ${f(rc.roc_auc_original)}. Target: for every guarded re-cut, >= ${RECUT_TARGET_SHARE} of
 conversations move by < ${RECUT_MAX_MOVE}. \`alternating_word_lines\` (flat text re-cut into 4-word lines under
-alternating made-up speakers) is reported, not guarded.
+alternating made-up speakers) is reported, not guarded. The share counts every conversation, as the
+issue's rule does, including those a re-cut leaves as they were (flattening a flat chat, merging where
+no speaker writes twice in a row); the next columns count only the conversations the re-cut changed.
 
-| re-cut | guarded | share moving < ${RECUT_MAX_MOVE} | mean abs move | ROC-AUC of rendering | result |
-|---|---|---|---|---|---|
-${rc.rows.map((r) => `| ${r.recut} | ${r.guarded ? 'yes' : 'no'} | ${f(r.share_stable)} | ${f(r.mean_abs_move)} | ${f(r.roc_auc)} | ${r.guarded ? mark(r.pass) : '-'} |`).join('\n')}
+| re-cut | guarded | share moving < ${RECUT_MAX_MOVE} | changed by the re-cut | share moving < ${RECUT_MAX_MOVE}, changed only | mean abs move | ROC-AUC of rendering | result |
+|---|---|---|---|---|---|---|---|
+${rc.rows.map((r) => `| ${r.recut} | ${r.guarded ? 'yes' : 'no'} | ${f(r.share_stable)} | ${r.changed} | ${f(r.share_stable_changed)} | ${f(r.mean_abs_move)} | ${f(r.roc_auc)} | ${r.guarded ? mark(r.pass) : '-'} |`).join('\n')}
 
 ### Short chats (hand-written, never trained on)
 ${s.benign} benign 1-4 turn chats (the issue's \`user1: hi\`, \`user1: lol\\nuser2: lmao\`... and seeded combinations)
@@ -208,11 +218,13 @@ ${s.worst_benign.map((w) => `- ${w.harmful_score}: \`${w.conversation.replace(/\
 Flat renderings: every test record flattened with \`recut.flatten\` (no prefixes, no line breaks), a proxy for
 moderator exports. Targets: ROC-AUC >= ${FLAT_TARGETS.roc_auc_min}, recall at 0.5 >= ${FLAT_TARGETS.recall_min}, FPR at 0.5 <= ${FLAT_TARGETS.fpr_max}: **${mark(g.flat_renderings.pass)}**.
 At the cut that flags ${FLAT_TARGETS.fpr_max} of the flattened benign chats (${f(g.flat_renderings.cut_at_target_fpr)}), recall is ${f(g.flat_renderings.recall_at_target_fpr)}:
-models compared there differ in how they rank, not in where calibration puts 0.5.
+models compared there differ in how they rank, not in where calibration puts 0.5. The targets apply to the
+renderings scored with the records' ages, as since 3.0.0; the row without ages (text alone, as an export
+pasted into the API with nothing else) is reported beside it.
 Tagged slices use the corpus's \`tags\` (empty when no record carries the tag); \`derived\` rows count turns through
 \`parseTurns\` instead. A slice with one class only is ranked against the other class of the whole test split.
 
-${sliceTable([g.flat_renderings, ...g.tag_slices, ...g.derived_slices])}
+${sliceTable([g.flat_renderings, g.flat_renderings_without_ages, ...g.tag_slices, ...g.derived_slices])}
 
 Register-shift records per family:
 ${fam.length === 0 ? '(no test record is tagged register-shift)' : ['| family | class | n | mean score | share > 0.5 |', '|---|---|---|---|---|', ...fam].join('\n')}

@@ -23,20 +23,30 @@ export function rocAuc(labels: readonly number[], scores: readonly number[]): nu
   return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
 }
 
-/** Average precision (area under the precision-recall curve, step interpolation). */
+/**
+ * Average precision (area under the precision-recall curve, step interpolation), as scikit-learn's
+ * average_precision_score: tied scores form one threshold, so the result does not depend on the order
+ * the records came in.
+ */
 export function prAuc(labels: readonly number[], scores: readonly number[]): number {
   const idx = scores.map((_, i) => i).sort((a, b) => (scores[b] as number) - (scores[a] as number));
   const pos = labels.filter((y) => y === 1).length;
   if (pos === 0) return Number.NaN;
   let tp = 0;
+  let seen = 0;
   let ap = 0;
-  idx.forEach((i, k) => {
-    if (labels[i] === 1) {
-      tp++;
-      ap += tp / (k + 1);
+  for (let k = 0; k < idx.length; ) {
+    const s = scores[idx[k] as number];
+    let groupTp = 0;
+    while (k < idx.length && scores[idx[k] as number] === s) {
+      if (labels[idx[k] as number] === 1) groupTp++;
+      seen++;
+      k++;
     }
-  });
-  return ap / pos;
+    tp += groupTp;
+    if (groupTp > 0) ap += (groupTp / pos) * (tp / seen);
+  }
+  return ap;
 }
 
 export interface ThresholdMetrics {

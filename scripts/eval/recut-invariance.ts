@@ -4,6 +4,7 @@
 // Target: for every re-cut in RECUTS, at least 90 % of conversations move by less than 0.15.
 
 import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
+import { parseTurns } from '../../src/scoring/conversation.ts';
 import { RECUTS, alternatingWordLines, type Recut } from '../data/recut.ts';
 import { hash32 } from '../data/rng.ts';
 import type { LabeledConversation } from '../data/record.ts';
@@ -39,6 +40,15 @@ export interface RecutRow {
   /** Share whose harmful_score moved by less than RECUT_MAX_MOVE. */
   share_stable: number;
   mean_abs_move: number;
+  /**
+   * Conversations the re-cut really changes (their parsed turns differ): flattening a chat that is
+   * already flat, or merging runs where no speaker writes twice in a row, leaves it as it was and
+   * moves nothing. share_stable counts every conversation, as the issue's rule does; this and
+   * share_stable_changed show how much of it is such no-op re-cuts.
+   */
+  changed: number;
+  /** share_stable over the changed conversations only (NaN when none changed). */
+  share_stable_changed: number;
   /** ROC-AUC of the re-cut rendering (harmful vs benign). */
   roc_auc: number;
   /** Whether the row is one of the guarded re-cuts (alternatingWordLines is reported, not guarded). */
@@ -58,14 +68,34 @@ export const EXTRA_RENDERINGS: Readonly<Record<string, (conversation: string) =>
   alternating_word_lines: (c) => alternatingWordLines(c, 4),
 };
 
-/** Per-rendering stability against the original scores; pure, so tests can use it on their own scores. */
-export function stabilityRow(name: string, labels: readonly number[], original: readonly number[], recut: readonly number[], guarded: boolean): RecutRow {
+/** Whether a re-cut changed what the model reads: the parsed turns (speaker and text), not the raw text. */
+export function recutChanges(original: string, recut: string): boolean {
+  const turns = (c: string) => JSON.stringify(parseTurns(c).map((t) => [t.speaker, t.text]));
+  return turns(original) !== turns(recut);
+}
+
+/**
+ * Per-rendering stability against the original scores; pure, so tests can use it on their own scores.
+ * `changed[i]` says whether conversation i's re-cut changed its turns (all, when not given).
+ */
+export function stabilityRow(
+  name: string,
+  labels: readonly number[],
+  original: readonly number[],
+  recut: readonly number[],
+  guarded: boolean,
+  changed: readonly boolean[] = recut.map(() => true),
+): RecutRow {
   const moves = recut.map((s, i) => Math.abs(s - (original[i] as number)));
-  const share = mean(moves.map((m) => (m < RECUT_MAX_MOVE ? 1 : 0)));
+  const stable = moves.map((m) => (m < RECUT_MAX_MOVE ? 1 : 0));
+  const share = mean(stable);
+  const changedStable = stable.filter((_, i) => changed[i]);
   return {
     recut: name,
     conversations: moves.length,
     share_stable: share,
+    changed: changedStable.length,
+    share_stable_changed: changedStable.length === 0 ? Number.NaN : mean(changedStable),
     mean_abs_move: mean(moves),
     roc_auc: rocAuc(labels, recut),
     guarded,
@@ -88,8 +118,9 @@ export async function recutInvariance(scorer: BatchScorer, records: readonly Lab
     ...Object.entries(EXTRA_RENDERINGS).map(([k, f]): [string, (c: string) => string, boolean] => [k, f, false]),
   ];
   for (const [name, f, guarded] of renderings) {
-    const scores = (await scoreInBatches(scorer, sample.map((r) => req(r, f(r.conversation))))).map((p) => p.harmful_score);
-    rows.push(stabilityRow(name, labels, original, scores, guarded));
+    const texts = sample.map((r) => f(r.conversation));
+    const scores = (await scoreInBatches(scorer, sample.map((r, i) => req(r, texts[i] as string)))).map((p) => p.harmful_score);
+    rows.push(stabilityRow(name, labels, original, scores, guarded, sample.map((r, i) => recutChanges(r.conversation, texts[i] as string))));
   }
   const guardedShares = rows.filter((r) => r.guarded).map((r) => r.share_stable);
   return { conversations: sample.length, roc_auc_original: rocAuc(labels, original), rows, min_share_stable: Math.min(...guardedShares) };

@@ -1,7 +1,7 @@
 // Evaluates a model package on the held-out test split through the server's own scoring path
 // (createScorer: the model-package checks, the shared encoder, onnxruntime, calibration and
 // aggregation), then writes reports/eval.{md,json} and PNG plots, copies the key figures into
-// the package's manifest.json `metrics` and into MODEL_CARD.md.
+// the package's manifest.json `metrics` and, for the shipped package, into MODEL_CARD.md.
 //
 //   npm run eval                                   # models/conversation-risk on the default corpus
 //   node scripts/eval/run.ts --model DIR --corpus .tmp/train/corpus.jsonl --out reports
@@ -17,7 +17,7 @@ import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 import { buildCorpus } from '../data/corpus.ts';
-import { DEFAULT_DATA_DIR } from '../data/real.ts';
+import { DEFAULT_DATA_DIR, REAL_SOURCES } from '../data/real.ts';
 import { TEST_FAMILIES } from '../data/generate.ts';
 import { toRequest } from '../data/export.ts';
 import { parseJsonl, type LabeledConversation } from '../data/record.ts';
@@ -25,11 +25,10 @@ import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
 import { PROBES } from './probes.ts';
 import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts';
 import { guardsMarkdown, runGuards, type GuardsReport } from './guards.ts';
-import { isAttributableHarm } from './slices.ts';
+import { hasSpeakerPrefixes, isAttributableHarm } from './slices.ts';
 import { earlyDetection, earlyMarkdown, earlyMetrics, type EarlyReport } from './early.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
-const REAL_SOURCES = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue']);
 
 async function scoreAll(scorer: EngineScorer, requests: ScoreRequest[]): Promise<Prediction[]> {
   const out: Prediction[] = [];
@@ -37,13 +36,15 @@ async function scoreAll(scorer: EngineScorer, requests: ScoreRequest[]): Promise
   return out;
 }
 
+const SHIPPED_MODEL_DIR = join(ROOT, 'models/conversation-risk');
+
 const round = (x: number, d = 4): number => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
 
 /** The first `k` turns of a conversation, in the API's text form. */
 function firstTurns(conversation: string, k: number): string {
   return parseTurns(conversation)
     .slice(0, k)
-    .map((t) => `${t.speaker}: ${t.text.replace(/\n/g, ' ')}`)
+    .map((t) => (t.speaker === 'unknown' ? t.text.replace(/\n/g, ' ') : `${t.speaker}: ${t.text.replace(/\n/g, ' ')}`))
     .join('\n');
 }
 
@@ -58,7 +59,7 @@ function fortyTurnConversation(i: number): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      model: { type: 'string', default: join(ROOT, 'models/conversation-risk') },
+      model: { type: 'string', default: SHIPPED_MODEL_DIR },
       corpus: { type: 'string' },
       out: { type: 'string', default: join(ROOT, 'reports') },
       seed: { type: 'string', default: '7' },
@@ -133,8 +134,9 @@ async function main(): Promise<void> {
       mean_score_benign_without: mean(ageRows.filter((a) => a.label === 0).map((a) => a.without)),
     };
 
-    // Length: the first k turns of each synthetic test conversation, without ages.
-    const synthetic = test.filter((r) => r.source === 'generator');
+    // Length: the first k turns of each synthetic test conversation with speaker turns, without ages.
+    // Flat records are left out: they are one turn whatever k is, so they would sit in every row whole.
+    const synthetic = test.filter((r) => r.source === 'generator' && hasSpeakerPrefixes(r.conversation));
     const byLength: Array<Record<string, number>> = [];
     for (const k of [1, 2, 4, 8, 16, 32]) {
       const reqs = synthetic.map((r) => ({ conversation: firstTurns(r.conversation, k) }));
@@ -226,7 +228,10 @@ async function main(): Promise<void> {
       m.metrics = { split: 'test (held-out families and phrasings, held-out real chats)', ...report.metrics };
       writeFileSync(path, JSON.stringify(m, null, 2) + '\n');
     }
-    if (!values['no-card']) updateModelCard(markdown(report));
+    // MODEL_CARD.md describes the shipped package; another model's figures (npm run train -- --out DIR)
+    // stay in its own manifest and report.
+    if (!values['no-card'] && modelDir === SHIPPED_MODEL_DIR) updateModelCard(markdown(report));
+    else if (!values['no-card']) console.error(`MODEL_CARD.md left as it is: it describes ${SHIPPED_MODEL_DIR}, not ${modelDir}`);
     console.log(JSON.stringify(report.metrics, null, 2));
   } finally {
     await scorer.close();
@@ -283,7 +288,7 @@ ${fam.join('\n')}
 ## Ages: the same conversations with and without their ages
 ${Object.keys(r.ages).length === 0 ? '(skipped: --quick)' : metricsTable(r.ages)}
 
-## Length: first k turns of each synthetic test conversation, no ages
+## Length: first k turns of each synthetic test conversation with speaker turns, no ages
 The spec warns that very short conversations without ages can score in the mid range. Here short
 prefixes carry little evidence: harmful and benign scores converge (ROC-AUC near 0.6 at one turn),
 a minority land in the mid range, and separation grows with every added turn.

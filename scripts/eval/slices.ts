@@ -116,14 +116,19 @@ export interface FlatRenderingReport extends SliceRow {
   recall_at_target_fpr: number;
 }
 
-/** Every test record flattened with recut.flatten (no prefixes, no line breaks) and scored with its ages. */
-export async function flatRenderings(scorer: BatchScorer, test: readonly LabeledConversation[]): Promise<FlatRenderingReport> {
+/**
+ * Every test record flattened with recut.flatten (no prefixes, no line breaks), scored with its ages
+ * (the guarded slice, comparable across models since 3.0.0) or, with `ages: false`, on the text alone,
+ * as an export pasted into the API with nothing else would be.
+ */
+export async function flatRenderings(scorer: BatchScorer, test: readonly LabeledConversation[], ages = true): Promise<FlatRenderingReport> {
   const preds = await scoreInBatches(
     scorer,
-    test.map((r) => ({ conversation: flatten(r.conversation), age_a: r.age_a, age_b: r.age_b })),
+    test.map((r) => ({ conversation: flatten(r.conversation), ...(ages ? { age_a: r.age_a, age_b: r.age_b } : {}) })),
   );
   const scores = preds.map((p) => p.harmful_score);
-  const row = sliceRow('flat renderings (recut.flatten of every test record)', test.map((_, i) => i), test, scores);
+  const name = ages ? 'flat renderings (recut.flatten of every test record)' : 'flat renderings without ages';
+  const row = sliceRow(name, test.map((_, i) => i), test, scores);
   const pass = row.roc_auc >= FLAT_TARGETS.roc_auc_min && row.recall_at_0_5 >= FLAT_TARGETS.recall_min && row.fpr_at_0_5 <= FLAT_TARGETS.fpr_max;
   const labels = test.map((r) => r.label);
   const cut = cutAtFpr(labels, scores, FLAT_TARGETS.fpr_max);

@@ -7,6 +7,7 @@
 
 import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
 import { createRng } from '../data/rng.ts';
+import { REAL_SOURCES } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { renderTurns, turnsOf } from '../data/recut.ts';
 import { atThreshold, mean, rocAuc } from './metrics.ts';
@@ -65,13 +66,12 @@ export interface SparsePair extends SparseHost {
 }
 
 /**
- * Real benign test chats as written (no rendering tag but chat register), of at least SPARSE_MIN_TURNS
- * turns, one per line, every one of them by user1 or user2; ordered by id.
+ * Real benign test chats from the licensed sets (REAL_SOURCES: never an operator's import such as
+ * PAN12) as written (no rendering tag but chat register), of at least SPARSE_MIN_TURNS turns, one per
+ * line, every one of them by user1 or user2; ordered by id.
  */
 function sparseHosts(test: readonly LabeledConversation[], hosts: number): SparseHost[] {
-  const eligible = test.filter(
-    (r) => r.label === 0 && r.source !== 'generator' && !r.source.includes('+') && (r.tags ?? []).every((t) => t === 'chat-register'),
-  );
+  const eligible = test.filter((r) => r.label === 0 && REAL_SOURCES.has(r.source) && (r.tags ?? []).every((t) => t === 'chat-register'));
   const withTurns = eligible.flatMap((r) => {
     const turns = turnsOf(r.conversation);
     const oneTurnPerLine = turns.length === r.conversation.split('\n').length && turns.every((t) => t.speaker !== 'unknown');

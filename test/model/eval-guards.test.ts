@@ -3,12 +3,13 @@
 import { curveOf, onsetLatency } from '../../scripts/eval/early.ts';
 import { describe, expect, it } from 'vitest';
 import { turnOfLine } from '../../scripts/data/export.ts';
+import { RECUTS } from '../../scripts/data/recut.ts';
 import { createRng, type Rng } from '../../scripts/data/rng.ts';
 import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../../scripts/eval/structure-baseline.ts';
 import { ISSUE_EXAMPLES, SHORT_BENIGN_MIN, SHORT_PREDATORY_MIN, shortBenignChats, shortPredatoryChats } from '../../scripts/eval/short-chats.ts';
-import { deterministicSubsample, stabilityRow } from '../../scripts/eval/recut-invariance.ts';
+import { deterministicSubsample, recutChanges, stabilityRow } from '../../scripts/eval/recut-invariance.ts';
 import { hasSpeakerPrefixes, sliceRow, tagSlices } from '../../scripts/eval/slices.ts';
-import { atThreshold, cutAtFpr } from '../../scripts/eval/metrics.ts';
+import { atThreshold, cutAtFpr, prAuc } from '../../scripts/eval/metrics.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
 import { SPARSE_COUNTS, SPARSE_LINES, SPARSE_MIN_TURNS, render, sparsePairs } from '../../scripts/eval/sparse-grooming.ts';
@@ -118,6 +119,22 @@ describe('re-cut and slice helpers', () => {
     expect(stabilityRow('y', [1, 0], [0, 0], [0.15, 0], true).share_stable).toBe(0.5);
   });
 
+  it('stabilityRow also reports the share over the conversations the re-cut changed', () => {
+    // Two unchanged conversations (stable by construction) and two changed ones, one of them moved.
+    const row = stabilityRow('z', [1, 0, 1, 0], [0.1, 0.1, 0.1, 0.1], [0.1, 0.1, 0.1, 0.9], true, [false, false, true, true]);
+    expect(row.share_stable).toBe(0.75);
+    expect(row.changed).toBe(2);
+    expect(row.share_stable_changed).toBe(0.5);
+  });
+
+  it('recutChanges compares the turns the model reads, not the raw text', () => {
+    expect(recutChanges('hi there how are you', RECUTS.flat('hi there how are you'))).toBe(false);
+    expect(recutChanges('user1: hi\nuser2: hello', RECUTS.merge_runs('user1: hi\nuser2: hello'))).toBe(false);
+    expect(recutChanges('user1: hi\nuser1: again\nuser2: hello', RECUTS.merge_runs('user1: hi\nuser1: again\nuser2: hello'))).toBe(true);
+    expect(recutChanges('user1: one two three four five', RECUTS.split4('user1: one two three four five'))).toBe(true);
+    expect(recutChanges('user1: hi\nuser2: hello', RECUTS.flat('user1: hi\nuser2: hello'))).toBe(true);
+  });
+
   it('deterministicSubsample is order-independent', () => {
     const recs = Array.from({ length: 50 }, (_, i) => ({ id: `r${i}` }));
     const a = deterministicSubsample(recs, 10).map((r) => r.id);
@@ -184,6 +201,16 @@ describe('ablation table', () => {
   });
 });
 
+describe('average precision', () => {
+  it('steps through the ranking as scikit-learn does, and treats tied scores as one threshold whatever their order', () => {
+    // Precision 1/1 at the first positive, 2/3 at the second: (1 + 2/3) / 2.
+    expect(prAuc([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1])).toBeCloseTo(5 / 6, 12);
+    expect(prAuc([1, 0], [0.5, 0.5])).toBe(0.5);
+    expect(prAuc([0, 1], [0.5, 0.5])).toBe(0.5);
+    expect(prAuc([0, 0], [0.5, 0.4])).toBeNaN();
+  });
+});
+
 describe('early detection: the eSPD latency curve from first alerts', () => {
   it('counts a chat detected at a read share once its first alert lies within that many messages', () => {
     const g = curveOf([
@@ -200,6 +227,14 @@ describe('early detection: the eSPD latency curve from first alerts', () => {
     // Shares read at the alert: 0.1, 0.5, 0.5 -> median 0.5; indices 0, 4, 49 -> median 4.
     expect(g.median_first_alert_share).toBe(0.5);
     expect(g.median_first_alert_index).toBe(4);
+  });
+
+  it('counts a one-message chat (a flat export) detected only once all of it is read', () => {
+    const g = curveOf([{ turns: 1, first: 0 }, { turns: 3, first: 0 }]);
+    const at = (read: number) => g.curve.find((c) => c.read === read)!.detected;
+    expect(at(0.1)).toBe(0);
+    expect(at(0.5)).toBe(0.5);
+    expect(at(1)).toBe(1);
   });
 
   it("finds the onset's turn: the last turn starting at or before the onset line (continuation lines belong to it)", () => {
