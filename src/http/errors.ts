@@ -192,6 +192,14 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     } else if (error instanceof ScoringError) {
       request.log.warn({ scoring_error: error.kind }, 'scoring unavailable');
     }
+    if ((error as Partial<FastifyError>).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Fastify closes the connection after a body error, but the client is still sending the body it
+      // was refused: closed under it, the socket resets and most clients report EPIPE instead of this
+      // 413. Kept open, the rest of the body is read and dropped (no longer than REQUEST_TIMEOUT_MS
+      // allows), as Node does for any unread body, and the answer arrives.
+      reply.removeHeader('connection');
+      request.raw.resume();
+    }
     return reply.code(answer.statusCode).headers(answer.headers).send({ detail: answer.detail });
   });
   app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: 'Not found' }));
