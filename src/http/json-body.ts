@@ -29,6 +29,15 @@ export function jsonDepthExceeds(bytes: Uint8Array, limit: number): boolean {
   return false;
 }
 
+function isWellFormedJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   // Fastify's own parser after the check: it keeps its prototype-poisoning protection.
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -39,6 +48,15 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(new HttpError(422, `body: nested deeper than ${MAX_JSON_DEPTH} levels; no valid request does`), undefined);
       return;
     }
-    parse(request, bytes.toString('utf8'), done);
+    const text = bytes.toString('utf8');
+    parse(request, text, (err: Error | null, value?: unknown) => {
+      // Fastify's parser answers prototype poisoning and broken JSON alike; well-formed JSON that it
+      // refused holds a "__proto__" key or a "constructor" with a "prototype", and the client is told so.
+      if (err !== null && err !== undefined && (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' && isWellFormedJson(text)) {
+        done(new HttpError(422, 'body: a "__proto__" key, or a "constructor" key holding "prototype", is not allowed'), undefined);
+        return;
+      }
+      done(err, value);
+    });
   });
 }
