@@ -138,13 +138,18 @@ function scoringAnswer(err: ScoringError): HttpError {
   }
 }
 
+/** Sockets reading and dropping the rest of a body already answered with 413 (registerErrorHandling). */
+const draining = new WeakSet<object>();
+
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (bad framing, headers too large,
  * headers or body too slow): the same `{detail}` body as every other error, then the connection
  * closes. Fastify's default would answer `{error, message, statusCode}`.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || (err.code === 'ECONNRESET')) {
+  // A socket still reading the rest of a body refused with 413 has had its answer: a timeout or bad
+  // framing there closes it, with no second response.
+  if (!socket.writable || err.code === 'ECONNRESET' || draining.has(socket)) {
     socket.destroy();
     return;
   }
@@ -198,6 +203,9 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
       // 413. Kept open, the rest of the body is read and dropped (no longer than REQUEST_TIMEOUT_MS
       // allows), as Node does for any unread body, and the answer arrives.
       reply.removeHeader('connection');
+      const socket = request.raw.socket;
+      draining.add(socket);
+      request.raw.once('end', () => draining.delete(socket));
       request.raw.resume();
     }
     return reply.code(answer.statusCode).headers(answer.headers).send({ detail: answer.detail });

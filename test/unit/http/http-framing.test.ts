@@ -4,7 +4,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCertificate, startListeners, type Listeners } from '../../../src/http/listeners.ts';
-import { startTestApp, type TestApp } from '../../helpers/app.ts';
+import { startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 
 const TIMEOUT_MS = 1500;
 
@@ -91,6 +91,16 @@ describe('stalled connections are cut at REQUEST_TIMEOUT_MS', () => {
 
   it('an incomplete body: closed within the timeout', async () => {
     const r = await exchange(portOf(plainListeners), ['POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"conv']);
+    expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+  });
+
+  it('a body refused with 413 that then stalls: the 413 is the only answer, and the connection closes at the timeout', async () => {
+    const r = await exchange(portOf(plainListeners), [
+      `POST /predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{"conv`,
+    ]);
+    expect(r.answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(statusAndBody(r.answer).status).toBe(413);
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
     expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
   });
