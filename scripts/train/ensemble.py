@@ -43,11 +43,11 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 # What members may differ in besides their seed: how they were trained. The architecture, the
 # vocabulary's vectors, the flat cut and the data must be the same, or their mean is not one model.
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_running", "prefix_weight",
-                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch"}
+                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads"}
 
 
 def recipe_of(info):
-    """A member's training options (seed aside) as they differ from train.py's defaults' keys, for the record."""
+    """A member's training options, seed aside: what the manifest records when members differ in them."""
     return {k: v for k, v in info["hyperparameters"].items() if k in TRAINING_OPTIONS and k != "seed"}
 
 

@@ -13,7 +13,7 @@
 #   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
 #   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
 #   npm run train -- --members 1               # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
-#   npm run train -- --member-args '2:--view-rate 0.8'   # member 2 trained with other train.py options
+#   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -38,6 +38,14 @@ while [[ $# -gt 0 ]]; do
     --members) MEMBERS="$2"; shift 2 ;;
     --member-args)
       [[ "$2" =~ ^([1-9][0-9]*):(.*)$ ]] || { echo "train.sh: --member-args is K:OPTIONS, not $2" >&2; exit 2; }
+      # Split on spaces. Only how a member is trained may differ (ensemble.py TRAINING_OPTIONS): a seed,
+      # architecture, flat cut or input given here would fail in ensemble.py, hours later, or mislabel it.
+      for opt in ${BASH_REMATCH[2]}; do
+        case "$opt" in
+          --seed|--hidden|--emb|--flat-piece-tokens|--pretrained-residual|--embeddings|--segments|--tokenizer|--out|--threads)
+            echo "train.sh: --member-args may not set $opt: train.sh sets it for every member" >&2; exit 2 ;;
+        esac
+      done
       MEMBER_ARGS[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
     --n) N="$2"; shift 2 ;;
     --epochs) EPOCHS="$2"; shift 2 ;;
@@ -68,7 +76,11 @@ done
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
-# One network is 3.3.0's recipe, two are 3.4.0's: the default version names the one trained.
+# One network is 3.3.0's recipe, two are 3.4.0's: the default version names the one trained. Members
+# trained differently are neither.
+if [[ -z "$VERSION" && ${#MEMBER_ARGS[@]} -gt 0 ]]; then
+  echo "train.sh: --member-args trains a model of its own; name it with --version" >&2; exit 2
+fi
 if [[ -z "$VERSION" ]]; then if [[ $MEMBERS == 1 ]]; then VERSION=3.3.0; else VERSION=3.4.0; fi; fi
 
 if [[ $SMOKE == 1 ]]; then

@@ -80,7 +80,7 @@ describe('v1: POST /predict?explain=true', () => {
       const alone = (await post('/predict', { conversation: lines.slice(0, n).join('\n') })).json();
       expect(Math.abs(explanation.turn_scores[n - 1] - alone.harmful_score)).toBeLessThan(1e-4);
     }
-    // The score moves between these turns, so a trace read at the wrong turn would not match.
+    // The score moves across these turns, so one constant trace could not match them all.
     const atCuts = cuts.map((n) => explanation.turn_scores[n - 1] as number);
     expect(Math.max(...atCuts) - Math.min(...atCuts)).toBeGreaterThan(0.05);
   });

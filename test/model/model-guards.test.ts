@@ -5,6 +5,7 @@
 // scores by 0.15 or more). This fixed set of 260 conversations is a sample: `npm run eval` measures
 // the same rules on 1,500 conversations of the full test split and reports them with PASS/FAIL.
 // Each failure prints the measured figure.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
@@ -29,9 +30,10 @@ function guardConversations(): LabeledConversation[] {
   );
   // The real chats are read in place from ../shared/data, as training reads them: the guard's share
   // is counted over all 260, so a missing folder must fail here rather than quietly guard 200.
+  if (!existsSync(DEFAULT_DATA_DIR)) throw new Error(`the guard reads 60 real benign chats from ${DEFAULT_DATA_DIR}, which is missing`);
   const real = deterministicSubsample([...loadTopicalChat(), ...loadPersonaChat()].filter((r) => r.split === 'test'), REAL, 'model-guards');
   if (generated.length !== GENERATED || real.length !== REAL) {
-    throw new Error(`guard set: ${generated.length} generated and ${real.length} real chats, expected ${GENERATED} and ${REAL} (is ${DEFAULT_DATA_DIR} there?)`);
+    throw new Error(`guard set: ${generated.length} generated and ${real.length} real chats, expected ${GENERATED} and ${REAL}`);
   }
   return [...generated, ...real];
 }

@@ -79,7 +79,7 @@ describe('the engine explains in one pass (contract fixture model in onnxruntime
     const cuts = [1, 2, 5, 63, 64, 65, 100, 128, 129, 149];
     const prefixes = await scorer.score(cuts.map((n) => ({ conversation: lines.slice(0, n).join('\n'), age_a: '14', age_b: '35' })));
     cuts.forEach((n, k) => expect(Math.abs(turns[n - 1]!.score - prefixes[k]!.harmful_score)).toBeLessThan(1e-4));
-    // The running score moves between these prefixes, so matching them is not matching a constant.
+    // The running score moves across these prefixes, so one constant trace could not match them all.
     const atCuts = cuts.map((n) => turns[n - 1]!.score);
     expect(Math.max(...atCuts) - Math.min(...atCuts)).toBeGreaterThan(0.05);
   });
