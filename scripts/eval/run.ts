@@ -14,12 +14,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
-import { parseTurns } from '../../src/scoring/conversation.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 import { buildCorpus } from '../data/corpus.ts';
 import { DEFAULT_DATA_DIR, REAL_SOURCES } from '../data/real.ts';
 import { TEST_FAMILIES } from '../data/generate.ts';
 import { toRequest } from '../data/export.ts';
+import { renderTurns, turnsOf } from '../data/recut.ts';
 import { parseJsonl, type LabeledConversation } from '../data/record.ts';
 import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
 import { PROBES } from './probes.ts';
@@ -42,10 +42,7 @@ const round = (x: number, d = 4): number => (Number.isFinite(x) ? Math.round(x *
 
 /** The first `k` turns of a conversation, in the API's text form. */
 function firstTurns(conversation: string, k: number): string {
-  return parseTurns(conversation)
-    .slice(0, k)
-    .map((t) => (t.speaker === 'unknown' ? t.text.replace(/\n/g, ' ') : `${t.speaker}: ${t.text.replace(/\n/g, ' ')}`))
-    .join('\n');
+  return renderTurns(turnsOf(conversation).slice(0, k));
 }
 
 function fortyTurnConversation(i: number): string {

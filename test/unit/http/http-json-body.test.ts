@@ -22,10 +22,12 @@ describe('the body parser on a route', () => {
     t = await startTestApp();
   });
   afterAll(async () => t.close());
+  /** POST /predict with `payload` sent as it is, as application/json. */
+  const postRaw = (payload: string) => t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': 'application/json' }, payload });
 
   it('refuses nesting deeper than any valid request with a 422 detail', async () => {
     const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
-    const res = await t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': 'application/json' }, payload: deep });
+    const res = await postRaw(deep);
     expect(res.statusCode).toBe(422);
     expect(res.json().detail).toBe(`body: nested deeper than ${MAX_JSON_DEPTH} levels; no valid request does`);
   });
@@ -37,25 +39,15 @@ describe('the body parser on a route', () => {
   });
 
   it('still rejects malformed JSON and prototype poisoning as before', async () => {
-    const bad = await t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': 'application/json' }, payload: '{"conversation":' });
+    const bad = await postRaw('{"conversation":');
     expect(bad.statusCode).toBe(422);
-    const proto = await t.app.inject({
-      method: 'POST',
-      url: '/predict',
-      headers: { ...bearer(), 'content-type': 'application/json' },
-      payload: '{"conversation":"user1: hi","__proto__":{"x":1}}',
-    });
+    const proto = await postRaw('{"conversation":"user1: hi","__proto__":{"x":1}}');
     // The parser refuses it, and says why (a schema refusal of an unknown "__proto__" field would read
     // 'body: unknown field'); broken JSON is still called that.
     expect(bad.json()).toEqual({ detail: 'body: malformed JSON' });
     expect(proto.statusCode).toBe(422);
     expect(proto.json()).toEqual({ detail: 'body: a "__proto__" key, or a "constructor" key holding "prototype", is not allowed' });
-    const ctor = await t.app.inject({
-      method: 'POST',
-      url: '/predict',
-      headers: { ...bearer(), 'content-type': 'application/json' },
-      payload: '{"conversation":"user1: hi","constructor":{"prototype":{"x":1}}}',
-    });
+    const ctor = await postRaw('{"conversation":"user1: hi","constructor":{"prototype":{"x":1}}}');
     expect(ctor.statusCode).toBe(422);
     expect(ctor.json().detail).toMatch(/"constructor" key holding "prototype"/);
   });

@@ -58,6 +58,7 @@ interface PolledJob {
   status: string;
   progress: { done: number; total: number };
   results: Record<string, unknown>;
+  webhook?: { status: string; attempts: number };
 }
 const pollJob = async (url: string): Promise<PolledJob> => (await (await fetch(url, { headers: bearer() })).json()) as PolledJob;
 
@@ -298,7 +299,7 @@ describe('a replica killed mid-job loses nothing', () => {
     const b = await startServerProcess(env);
     procs.push(b);
     const job = await until(async () => {
-      const j = (await (await fetch(`${b.url}${pollUrl}`, { headers: bearer() })).json()) as { webhook?: { status: string; attempts: number } };
+      const j = await pollJob(`${b.url}${pollUrl}`);
       return j.webhook?.status === 'failed' ? j : undefined;
     }, 60_000);
     expect(job.webhook?.attempts).toBe(3);

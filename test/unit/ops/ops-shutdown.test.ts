@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { bearer, chat, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
 import { startServerProcess } from '../../helpers/process.ts';
+import { until } from '../../helpers/wait.ts';
 
 describe('graceful shutdown', () => {
   it('finishes an in-flight request after SIGTERM, refuses new connections, and exits 0', async () => {
@@ -36,10 +37,10 @@ describe('graceful shutdown', () => {
     await new Promise<void>((resolve) => req.write(body.subarray(0, half), () => resolve()));
     await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGTERM');
-    await waitFor(() => stdout().includes('shutting down'), 10_000);
+    await until(async () => (stdout().includes('shutting down') ? true : undefined), 10_000, 20);
     // While that request is still open (half its body unsent), a new connection is refused.
     const { port } = new URL(url);
-    await waitForAsync(async () => (await connectOutcome(Number(port))) === 'ECONNREFUSED', 5_000);
+    await until(async () => ((await connectOutcome(Number(port))) === 'ECONNREFUSED' ? true : undefined), 5_000, 20);
     req.end(body.subarray(half));
 
     const res = await slow;
@@ -63,20 +64,4 @@ function connectOutcome(port: number): Promise<string> {
     });
     socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
   });
-}
-
-async function waitForAsync(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
