@@ -45,7 +45,7 @@ const LINES = [
   'mostly, lost a few leaves though',
   'the train was twenty minutes late this morning',
   'ugh, again? that line is always delayed',
-  // Not every chat is ASCII: these take the tokenizer's Unicode path rather than its ASCII fast path.
+  // Not every chat is ASCII: these take the fast tokenizer's learned per-character rules, not its ASCII rules.
   'the café near José’s place does great crêpes 😋',
   'naïve question but is the übung due friday?',
   'lol 😂😂 that meme is everywhere',
@@ -63,6 +63,16 @@ function rng(seed: number): () => number {
   };
 }
 
+/**
+ * The first `length` UTF-16 units of `text`, never ending in half an emoji (a space takes the half's
+ * place): chat clients send whole characters.
+ */
+function cut(text: string, length: number): string {
+  const head = text.slice(0, length);
+  const last = head.charCodeAt(head.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? `${head.slice(0, -1)} ` : head;
+}
+
 /** A benign two-party chat with `turns` turns, padded to about `chars` characters. */
 export function conversation(turns: number, chars: number, seed: number): string {
   const next = rng(seed);
@@ -71,7 +81,7 @@ export function conversation(turns: number, chars: number, seed: number): string
   for (let i = 0; i < turns; i++) {
     let text = '';
     while (text.length < perTurn) text += `${LINES[Math.floor(next() * LINES.length)]} `;
-    out.push(`user${(i % 2) + 1}: ${text.slice(0, perTurn).trimEnd()}`);
+    out.push(`user${(i % 2) + 1}: ${cut(text, perTurn).trimEnd()}`);
   }
   return out.join('\n');
 }
@@ -298,10 +308,10 @@ async function main(): Promise<void> {
   let nextSingle = 0;
   const single = () => singles[nextSingle++ % DISTINCT] as string;
   const batch = Array.from({ length: 100 }, (_, i) => conversation(40, 2500, i + 100));
-  const huge = conversation(8000, 500_000, 7).slice(0, 500_000);
+  const huge = cut(conversation(8000, 500_000, 7), 500_000);
   // The same length as flat text (no speaker prefix, one line): cut into 8-token pieces, the most
   // segments a 500,000-character chat of ordinary words makes.
-  const hugeFlat = conversation(9000, 600_000, 7).replace(/^user[12]: /gm, '').replace(/\n/g, ' ').slice(0, 500_000);
+  const hugeFlat = cut(conversation(9000, 600_000, 7).replace(/^user[12]: /gm, '').replace(/\n/g, ' '), 500_000);
   for (const [name, text] of [['huge', huge], ['huge flat', hugeFlat]] as const) {
     if (text.length !== 500_000) throw new Error(`${name} conversation has ${text.length} characters, not 500,000`);
   }

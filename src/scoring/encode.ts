@@ -3,23 +3,34 @@
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { Tokenizer } from 'tokenizers';
-import { AsciiWordPiece } from './wordpiece.ts';
+import { FastWordPiece, type NativeSteps } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
 import { ageFeatures, usedAgeFeatures } from './ages.ts';
 import { pieceCount, segmentPieces, toPieces, type Piece } from './segment.ts';
 import type { ModelManifest, ParsedTurn, ScoreRequest, TurnSpeaker } from './types.ts';
 
-/** Loads a tokenizer.json file (the fast ASCII path is set up from the same text). */
+/** Loads a tokenizer.json file (the fast path is set up from the same text). */
 export function loadTokenizer(path: string): Tokenizer {
   return tokenizerFromJson(readFileSync(path, 'utf8'));
 }
 
-/** Builds a tokenizer from tokenizer.json text, as Tokenizer.fromString does, plus its fast ASCII path. */
+/** Builds a tokenizer from tokenizer.json text, as Tokenizer.fromString does, plus its fast path. */
 export function tokenizerFromJson(json: string): Tokenizer {
   const tokenizer = prepare(Tokenizer.fromString(json));
-  const fast = AsciiWordPiece.fromJson(json);
+  const fast = FastWordPiece.fromJson(json, nativeSteps(tokenizer));
   if (fast !== undefined) fastPaths.set(tokenizer, verify(tokenizer, fast));
   return tokenizer;
+}
+
+/** The tokenizer's own normaliser and pre-tokenizer, from which the fast path learns non-ASCII characters. */
+function nativeSteps(tokenizer: Tokenizer): NativeSteps | undefined {
+  const normalizer = tokenizer.getNormalizer();
+  const preTokenizer = tokenizer.getPreTokenizer();
+  if (normalizer === null || preTokenizer === null) return undefined;
+  return {
+    normalize: (text) => normalizer.normalizeString(text),
+    preTokenize: (text) => preTokenizer.preTokenizeString(text).map(([word]) => word),
+  };
 }
 
 /** One segment: its pieces' token ids (unpadded) and their speaker ids (1 = user1, 2 = user2, 3 = unknown). */
@@ -99,7 +110,7 @@ async function encodeNative(tokenizer: Tokenizer, texts: string[]): Promise<numb
   return encodings.map((e) => e.getIds());
 }
 
-const fastPaths = new WeakMap<Tokenizer, Promise<AsciiWordPiece | undefined>>();
+const fastPaths = new WeakMap<Tokenizer, Promise<FastWordPiece | undefined>>();
 
 /** Texts on which the fast path must reproduce the native ids before it is trusted. */
 const PROBES = [
@@ -109,13 +120,21 @@ const PROBES = [
   'control\u0001chars\u0000and\u007fdel\u000bvt\u000cff',
   'UPPER lower MiXeD ##hash [PAD] [UNK] [CLS] <unk>',
   'it\u2019s \u201cquoted\u201d \u2018so\u2019 \u2013 and \u2014 wait\u2026',
+  'H\u00e9llo W\u00d6RLD, \u00e7a va? na\u00efve cafe\u0301 \u00bfqu\u00e9? \u00a1s\u00ed! stra\u00dfe \u01c4',
+  '\u03a3\u039f\u03a6\u0399\u0391 \u0130stanbul \u041f\u0440\u0438\u0432\u0435\u0442 \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627',
+  'lol\ud83d\ude02\ud83d\ude02 hi\ud83e\udd7a \u2764\ufe0f \ud83d\udc4d\ud83c\udffd \ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67',
+  '\u4e2d\u6587\u5b57 \u65e5\u672c\u8a9e \ud55c\uad6d\uc5b4 \uff21\uff22 \u2460',
+  'nbsp\u00a0here\u2003em\u200bzw\ufeffbom\u2028ls \ufffd\u00ad',
+  'half an emoji \ud83d cut\ud83d and \ude02 a lone low half',
   'supercalifragilisticexpialidocious antidisestablishmentarianism xqzjv',
   'x'.repeat(101) + ' ' + 'y'.repeat(100),
+  // 100 characters in 101 UTF-16 units: the word limit counts characters.
+  'x'.repeat(99) + '\ud83d\ude02',
   '',
 ];
 
 /** Trusts the fast path only if every probe it accepts gives the native ids (and it accepts some). */
-async function verify(tokenizer: Tokenizer, fast: AsciiWordPiece): Promise<AsciiWordPiece | undefined> {
+async function verify(tokenizer: Tokenizer, fast: FastWordPiece): Promise<FastWordPiece | undefined> {
   const native = await encodeNative(tokenizer, PROBES);
   let accepted = 0;
   for (let i = 0; i < PROBES.length; i++) {
@@ -128,14 +147,14 @@ async function verify(tokenizer: Tokenizer, fast: AsciiWordPiece): Promise<Ascii
   return accepted > 0 ? fast : undefined;
 }
 
-/** Whether `tokenizer` encodes ASCII text through the verified fast path (for tests and diagnostics). */
+/** Whether `tokenizer` encodes text through the verified fast path (for tests and diagnostics). */
 export async function usesFastPath(tokenizer: Tokenizer): Promise<boolean> {
   return (await fastPaths.get(tokenizer)) !== undefined;
 }
 
 /**
- * Token ids of each text, without special tokens. ASCII texts take the verified fast path when the
- * tokenizer has one; the rest go to the native tokenizer in one encodeBatch call.
+ * Token ids of each text, without special tokens. Texts take the verified fast path when the tokenizer
+ * has one; those it declines go to the native tokenizer in one encodeBatch call.
  */
 export async function encodeTexts(tokenizer: Tokenizer, texts: string[]): Promise<number[][]> {
   const fast = await fastPaths.get(tokenizer);

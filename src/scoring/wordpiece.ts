@@ -1,8 +1,14 @@
-// A fast path for the commonest tokenizer.json (BertNormalizer + BertPreTokenizer + WordPiece) on
-// ASCII text. The native binding costs about 2 µs per token, mostly in building Encoding objects; for
-// ASCII (plus a few typographic punctuation marks) the three steps are simple enough to run in JS at a fraction of that. The native tokenizer stays
-// the reference: this path is used only for configurations it fully understands, only for ASCII text
-// without added tokens, and only after it reproduced the native ids on probe texts (see encode.ts).
+// A fast path for the commonest tokenizer.json (BertNormalizer + BertPreTokenizer + WordPiece). The
+// native binding costs about 2 µs per token plus an asynchronous round trip per call, mostly in building
+// Encoding objects; the three steps are simple enough to run in JS at a fraction of that. The native
+// tokenizer stays the reference: this path is used only for configurations it fully understands, only
+// without added tokens outside ASCII, and only after it reproduced the native ids on probe texts (see
+// encode.ts).
+//
+// ASCII text runs through hand-written BERT rules. Other characters follow a table learned from the
+// native normalizer and pre-tokenizer themselves, one character at a time, because the native library's
+// Unicode tables (its control and punctuation classes, its NFD) are not the ones this Node's ICU has:
+// an emoji newer than those tables is "unassigned" there and dropped as a control character.
 
 /** The parts of tokenizer.json this path reads. */
 interface TokenizerJson {
@@ -12,16 +18,26 @@ interface TokenizerJson {
   model?: { type?: string; vocab?: Record<string, number>; unk_token?: string; continuing_subword_prefix?: string; max_input_chars_per_word?: number };
 }
 
-const WORD_CACHE_LIMIT = 50_000;
+/** The native tokenizer's first two steps, asked about single characters to learn the table. */
+export interface NativeSteps {
+  normalize(text: string): string;
+  preTokenize(text: string): string[];
+}
 
 /**
- * Non-ASCII punctuation common in chat (typographic quotes, dashes, ellipsis). Each is Unicode
- * punctuation that BertNormalizer leaves unchanged (no control, space, CJK, accent or case), so
- * BertPreTokenizer makes it a word of its own, exactly like ASCII punctuation.
+ * What the native steps do with one character:
+ * - `join`: it stays inside the current word as this normalised text ('' when it is dropped);
+ * - `split`: it ends the current word, and these words (none for whitespace) stand on their own;
+ * - null: its outcome depends on its neighbours, so texts holding it go to the native tokenizer.
  */
-const EXTRA_PUNCTUATION = new Set([0x2013, 0x2014, 0x2018, 0x2019, 0x201c, 0x201d, 0x2026]);
+type CharRule = { join: string } | { split: readonly string[] } | null;
 
-export class AsciiWordPiece {
+const WORD_CACHE_LIMIT = 50_000;
+/** Characters outside the Basic Multilingual Plane learned at most; later new ones go native. */
+const ASTRAL_RULE_LIMIT = 10_000;
+const MARK = /\p{M}/u;
+
+export class FastWordPiece {
   readonly #vocab: Map<string, number>;
   readonly #unkId: number;
   readonly #prefix: string;
@@ -30,9 +46,12 @@ export class AsciiWordPiece {
   readonly #lowercase: boolean;
   /** Added tokens are matched in raw text by the native tokenizer; a text containing one goes there. */
   readonly #addedTokens: string[];
+  readonly #native: NativeSteps | undefined;
+  readonly #bmpRules: Array<CharRule | undefined> = [];
+  readonly #astralRules = new Map<number, CharRule>();
   #cache = new Map<string, readonly number[]>();
 
-  private constructor(json: TokenizerJson, unkId: number) {
+  private constructor(json: TokenizerJson, unkId: number, native: NativeSteps | undefined) {
     const model = json.model as Required<NonNullable<TokenizerJson['model']>>;
     this.#vocab = new Map(Object.entries(model.vocab));
     this.#unkId = unkId;
@@ -41,10 +60,14 @@ export class AsciiWordPiece {
     this.#cleanText = json.normalizer?.clean_text !== false;
     this.#lowercase = json.normalizer?.lowercase !== false;
     this.#addedTokens = (json.added_tokens ?? []).map((t) => t.content.toLowerCase());
+    this.#native = native;
   }
 
-  /** Returns the fast path for a tokenizer.json it fully understands, else undefined. */
-  static fromJson(text: string): AsciiWordPiece | undefined {
+  /**
+   * Returns the fast path for a tokenizer.json it fully understands, else undefined. Without `native`
+   * it takes ASCII text only.
+   */
+  static fromJson(text: string, native?: NativeSteps): FastWordPiece | undefined {
     let json: TokenizerJson;
     try {
       json = JSON.parse(text) as TokenizerJson;
@@ -58,26 +81,23 @@ export class AsciiWordPiece {
     if (typeof model.max_input_chars_per_word !== 'number') return undefined;
     const unkId = model.vocab[model.unk_token];
     if (unkId === undefined) return undefined;
-    return new AsciiWordPiece(json, unkId);
+    return new FastWordPiece(json, unkId, native);
   }
 
-  /** Token ids of `text`, or undefined when the text is not for this path (non-ASCII, added token). */
+  /** Token ids of `text`, or undefined when the text is not for this path. */
   encode(text: string): number[] | undefined {
-    // One scan decides eligibility and whether normalisation has anything to do.
+    // One scan decides the path and whether normalisation has anything to do.
     let needsClean = false;
     let needsLower = false;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c > 0x7e) {
         if (c === 0x7f) needsClean = true;
-        else if (!EXTRA_PUNCTUATION.has(c)) return undefined;
+        else return this.#encodeUnicode(text);
       } else if (c < 0x20) needsClean = true;
       else if (c >= 0x41 && c <= 0x5a) needsLower = true;
     }
-    if (this.#addedTokens.length > 0) {
-      const lower = text.toLowerCase();
-      if (this.#addedTokens.some((t) => lower.includes(t))) return undefined;
-    }
+    if (this.#hasAddedToken(text)) return undefined;
     let s = text;
     if (needsClean && this.#cleanText) {
       // BertNormalizer clean_text: drop control characters (all of C0 and DEL except tab, LF, CR), then
@@ -92,8 +112,7 @@ export class AsciiWordPiece {
       const c = i < s.length ? s.charCodeAt(i) : 0x20;
       // BertPreTokenizer: whitespace splits and is dropped; each ASCII punctuation is a word of its own.
       const space = c === 0x20 || (c >= 0x09 && c <= 0x0d);
-      const punct =
-        (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e) || EXTRA_PUNCTUATION.has(c);
+      const punct = (c >= 0x21 && c <= 0x2f) || (c >= 0x3a && c <= 0x40) || (c >= 0x5b && c <= 0x60) || (c >= 0x7b && c <= 0x7e);
       if (space || punct) {
         if (start !== -1) {
           this.#word(s.slice(start, i), ids);
@@ -103,6 +122,65 @@ export class AsciiWordPiece {
       } else if (start === -1) start = i;
     }
     return ids;
+  }
+
+  #hasAddedToken(text: string): boolean {
+    if (this.#addedTokens.length === 0) return false;
+    const lower = text.toLowerCase();
+    return this.#addedTokens.some((t) => lower.includes(t));
+  }
+
+  /** Text with a character outside ASCII: every character follows its learned rule. */
+  #encodeUnicode(text: string): number[] | undefined {
+    // An added token may match only after normalisation, which the raw-text check above cannot see.
+    if (this.#native === undefined || this.#addedTokens.length > 0) return undefined;
+    const ids: number[] = [];
+    let word = '';
+    for (const ch of text) {
+      const rule = this.#rule(ch);
+      if (rule === null) return undefined;
+      if ('join' in rule) word += rule.join;
+      else {
+        if (word !== '') this.#word(word, ids);
+        word = '';
+        for (const w of rule.split) this.#word(w, ids);
+      }
+    }
+    if (word !== '') this.#word(word, ids);
+    return ids;
+  }
+
+  #rule(ch: string): CharRule {
+    const cp = ch.codePointAt(0) as number;
+    if (cp <= 0xffff) {
+      let rule = this.#bmpRules[cp];
+      if (rule === undefined) rule = this.#bmpRules[cp] = this.#learn(ch);
+      return rule;
+    }
+    let rule = this.#astralRules.get(cp);
+    if (rule === undefined) {
+      if (this.#astralRules.size >= ASTRAL_RULE_LIMIT) return null;
+      rule = this.#learn(ch);
+      this.#astralRules.set(cp, rule);
+    }
+    return rule;
+  }
+
+  /** Asks the native steps about `ch` alone and beside letters; keeps the rule only if it is context-free. */
+  #learn(ch: string): CharRule {
+    // A lone surrogate (half an emoji cut by a client) is learned like any character: it reaches the
+    // native steps through the same conversion (to U+FFFD) whether they normalise it or encode it.
+    const native = this.#native as NativeSteps;
+    const n = native.normalize(ch);
+    // A combining mark the normaliser keeps can be reordered among its neighbours by NFD.
+    if (MARK.test(n)) return null;
+    if (native.normalize(`a${ch}a`) !== `a${n}a` || native.normalize(ch + ch) !== n + n) return null;
+    const inWord = native.preTokenize(`a${n}a`);
+    if (inWord.length === 1 && inWord[0] === `a${n}a`) return { join: n };
+    const alone = native.preTokenize(n);
+    const expected = ['a', ...alone, 'a'];
+    if (inWord.length === expected.length && inWord.every((w, k) => w === expected[k])) return { split: alone };
+    return null;
   }
 
   #word(word: string, out: number[]): void {
@@ -115,19 +193,29 @@ export class AsciiWordPiece {
     for (const id of pieces) out.push(id);
   }
 
-  /** Greedy longest-match-first, as the WordPiece model does; an unmatched rest makes the word [UNK]. */
+  /**
+   * Greedy longest-match-first over characters (code points, as the native model counts them), as the
+   * WordPiece model does; an unmatched rest makes the word [UNK].
+   */
   #wordPiece(word: string): readonly number[] {
-    if (word.length > this.#maxChars) return [this.#unkId];
     const whole = this.#vocab.get(word);
+    // Offsets of character boundaries: an emoji is one character but two UTF-16 units.
+    const bounds: number[] = [0];
+    for (let i = 0; i < word.length; ) {
+      i += (word.codePointAt(i) as number) > 0xffff ? 2 : 1;
+      bounds.push(i);
+    }
+    const chars = bounds.length - 1;
+    if (chars > this.#maxChars) return [this.#unkId];
     if (whole !== undefined) return [whole];
     const ids: number[] = [];
     let start = 0;
-    while (start < word.length) {
-      let end = word.length;
+    while (start < chars) {
+      let end = chars;
       let id: number | undefined;
       while (start < end) {
-        const sub = start > 0 ? this.#prefix + word.slice(start, end) : word.slice(start, end);
-        id = this.#vocab.get(sub);
+        const sub = word.slice(bounds[start], bounds[end]);
+        id = this.#vocab.get(start > 0 ? this.#prefix + sub : sub);
         if (id !== undefined) break;
         end--;
       }
