@@ -4,8 +4,7 @@
 // Target: for every re-cut in RECUTS, at least 90 % of conversations move by less than 0.15.
 
 import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
-import { parseTurns } from '../../src/scoring/conversation.ts';
-import { RECUTS, alternatingWordLines, type Recut } from '../data/recut.ts';
+import { RECUTS, alternatingWordLines, turnsOf, type Recut } from '../data/recut.ts';
 import { hash32 } from '../data/rng.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { mean, rocAuc } from './metrics.ts';
@@ -68,9 +67,12 @@ export const EXTRA_RENDERINGS: Readonly<Record<string, (conversation: string) =>
   alternating_word_lines: (c) => alternatingWordLines(c, 4),
 };
 
-/** Whether a re-cut changed what the model reads: the parsed turns (speaker and text), not the raw text. */
+/**
+ * Whether a re-cut changed what the model reads: the parsed turns (speaker and text, whitespace
+ * collapsed as the tokenizer's splitting makes it), not the raw text.
+ */
 export function recutChanges(original: string, recut: string): boolean {
-  const turns = (c: string) => JSON.stringify(parseTurns(c).map((t) => [t.speaker, t.text]));
+  const turns = (c: string) => JSON.stringify(turnsOf(c).map((t) => [t.speaker, t.text]));
   return turns(original) !== turns(recut);
 }
 

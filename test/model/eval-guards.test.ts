@@ -133,6 +133,8 @@ describe('re-cut and slice helpers', () => {
     expect(recutChanges('user1: hi\nuser1: again\nuser2: hello', RECUTS.merge_runs('user1: hi\nuser1: again\nuser2: hello'))).toBe(true);
     expect(recutChanges('user1: one two three four five', RECUTS.split4('user1: one two three four five'))).toBe(true);
     expect(recutChanges('user1: hi\nuser2: hello', RECUTS.flat('user1: hi\nuser2: hello'))).toBe(true);
+    // Whitespace inside a turn only separates words: a re-cut that merely normalises it changes nothing.
+    expect(recutChanges('user1: hi  there\t you\nuser2: hello ', RECUTS.merge_runs('user1: hi  there\t you\nuser2: hello '))).toBe(false);
   });
 
   it('deterministicSubsample is order-independent', () => {
