@@ -1,9 +1,9 @@
 // A fast path for the commonest tokenizer.json (BertNormalizer + BertPreTokenizer + WordPiece). The
 // native binding costs about 2 µs per token plus an asynchronous round trip per call, mostly in building
 // Encoding objects; the three steps are simple enough to run in JS at a fraction of that. The native
-// tokenizer stays the reference: this path is used only for configurations it fully understands, only
-// without added tokens outside ASCII, and only after it reproduced the native ids on probe texts (see
-// encode.ts).
+// tokenizer stays the reference: this path is used only for configurations it fully understands, never
+// for text that might hold an added token, and only after it reproduced the native ids on probe texts
+// (see encode.ts).
 //
 // ASCII text runs through hand-written BERT rules. Other characters follow a table learned from the
 // native normalizer and pre-tokenizer themselves, one character at a time, because the native library's
@@ -32,10 +32,37 @@ export interface NativeSteps {
  */
 type CharRule = { join: string } | { split: readonly string[] } | null;
 
+// The learned table stores one kind per code point; only characters that normalise to something else
+// (É -> e, a Hangul syllable -> its jamo) keep a rule object, and Unicode has a few thousand of those,
+// so no input can grow the table beyond a bound or fill it.
+const UNKNOWN = 0;
+const DECLINE = 1;
+const JOIN_SELF = 2;
+const SPLIT_SELF = 3;
+const DROP = 4;
+const SPACE = 5;
+const OTHER = 6;
+
 const WORD_CACHE_LIMIT = 50_000;
-/** Characters outside the Basic Multilingual Plane learned at most; later new ones go native. */
-const ASTRAL_RULE_LIMIT = 10_000;
-const MARK = /\p{M}/u;
+/**
+ * New characters learned for one text at most (each costs a few native calls, about 10 µs); a text
+ * with more goes native this time, and the characters learned so far stay learned.
+ */
+const LEARN_PER_TEXT = 1_000;
+
+/**
+ * Whether NFD may move `c` among its neighbours: a character of non-zero combining class sorts past
+ * one of class 1 (U+0334) or 240 (U+0345). Combining classes never change once assigned, so Node's
+ * ICU and the native library agree on every character both know; one only ICU knows is declined.
+ */
+function reorderable(c: string): boolean {
+  return `a\u0345${c}`.normalize('NFD') !== `a\u0345${c}` || `a${c}\u0334`.normalize('NFD') !== `a${c}\u0334`;
+}
+
+/** A copy of `word` that does not keep alive the text it was sliced from (V8 sliced strings do). */
+function detached(word: string): string {
+  return ` ${word}`.slice(1);
+}
 
 export class FastWordPiece {
   readonly #vocab: Map<string, number>;
@@ -44,11 +71,12 @@ export class FastWordPiece {
   readonly #maxChars: number;
   readonly #cleanText: boolean;
   readonly #lowercase: boolean;
-  /** Added tokens are matched in raw text by the native tokenizer; a text containing one goes there. */
+  /** Added tokens are matched before the model's pieces, by the native tokenizer: text that may hold one goes there. */
   readonly #addedTokens: string[];
   readonly #native: NativeSteps | undefined;
-  readonly #bmpRules: Array<CharRule | undefined> = [];
-  readonly #astralRules = new Map<number, CharRule>();
+  /** One kind per code point (1.1 MB reserved; only the pages of characters seen become resident). */
+  readonly #kinds = new Uint8Array(0x110000);
+  readonly #others = new Map<number, { join: string } | { split: readonly string[] }>();
   #cache = new Map<string, readonly number[]>();
 
   private constructor(json: TokenizerJson, unkId: number, native: NativeSteps | undefined) {
@@ -97,7 +125,8 @@ export class FastWordPiece {
       } else if (c < 0x20) needsClean = true;
       else if (c >= 0x41 && c <= 0x5a) needsLower = true;
     }
-    if (this.#hasAddedToken(text)) return undefined;
+    // A normalised added token can also match across a control character that clean_text drops.
+    if (this.#addedTokens.length > 0 && (needsClean || this.#hasAddedToken(text))) return undefined;
     let s = text;
     if (needsClean && this.#cleanText) {
       // BertNormalizer clean_text: drop control characters (all of C0 and DEL except tab, LF, CR), then
@@ -132,48 +161,61 @@ export class FastWordPiece {
 
   /** Text with a character outside ASCII: every character follows its learned rule. */
   #encodeUnicode(text: string): number[] | undefined {
-    // An added token may match only after normalisation, which the raw-text check above cannot see.
+    // An added token may match only after normalisation, which the raw-text check cannot see.
     if (this.#native === undefined || this.#addedTokens.length > 0) return undefined;
     const ids: number[] = [];
     let word = '';
+    let learnable = LEARN_PER_TEXT;
     for (const ch of text) {
-      const rule = this.#rule(ch);
-      if (rule === null) return undefined;
-      if ('join' in rule) word += rule.join;
+      const cp = ch.codePointAt(0) as number;
+      let kind = this.#kinds[cp];
+      if (kind === UNKNOWN) {
+        if (learnable-- === 0) return undefined;
+        kind = this.#learn(ch, cp);
+      }
+      if (kind === JOIN_SELF) word += ch;
+      else if (kind === DROP) continue;
+      else if (kind === DECLINE) return undefined;
       else {
+        const rule = kind === OTHER ? this.#others.get(cp) : undefined;
+        if (rule !== undefined && 'join' in rule) {
+          word += rule.join;
+          continue;
+        }
         if (word !== '') this.#word(word, ids);
         word = '';
-        for (const w of rule.split) this.#word(w, ids);
+        if (kind === SPLIT_SELF) this.#word(ch, ids);
+        else if (rule !== undefined) for (const w of rule.split) this.#word(w, ids);
       }
     }
     if (word !== '') this.#word(word, ids);
     return ids;
   }
 
-  #rule(ch: string): CharRule {
-    const cp = ch.codePointAt(0) as number;
-    if (cp <= 0xffff) {
-      let rule = this.#bmpRules[cp];
-      if (rule === undefined) rule = this.#bmpRules[cp] = this.#learn(ch);
-      return rule;
-    }
-    let rule = this.#astralRules.get(cp);
-    if (rule === undefined) {
-      if (this.#astralRules.size >= ASTRAL_RULE_LIMIT) return null;
-      rule = this.#learn(ch);
-      this.#astralRules.set(cp, rule);
-    }
-    return rule;
+  /** Learns and records what the native steps do with `ch`. */
+  #learn(ch: string, cp: number): number {
+    const rule = this.#ruleOf(ch);
+    let kind: number;
+    if (rule === null) kind = DECLINE;
+    else if ('join' in rule) kind = rule.join === '' ? DROP : rule.join === ch ? JOIN_SELF : OTHER;
+    else if (rule.split.length === 0) kind = SPACE;
+    else kind = rule.split.length === 1 && rule.split[0] === ch ? SPLIT_SELF : OTHER;
+    if (kind === OTHER && rule !== null) this.#others.set(cp, rule);
+    this.#kinds[cp] = kind;
+    return kind;
   }
 
   /** Asks the native steps about `ch` alone and beside letters; keeps the rule only if it is context-free. */
-  #learn(ch: string): CharRule {
+  #ruleOf(ch: string): CharRule {
     // A lone surrogate (half an emoji cut by a client) is learned like any character: it reaches the
     // native steps through the same conversion (to U+FFFD) whether they normalise it or encode it.
     const native = this.#native as NativeSteps;
     const n = native.normalize(ch);
-    // A combining mark the normaliser keeps can be reordered among its neighbours by NFD.
-    if (MARK.test(n)) return null;
+    // strip_accents drops only non-spacing marks; a spacing or enclosing mark it keeps may be reordered
+    // by NFD among its neighbours when its combining class is not zero.
+    for (const c of n) if (reorderable(c)) return null;
+    // BertNormalizer works one character at a time, so these two never differ today; they guard the
+    // table against a normaliser that does not.
     if (native.normalize(`a${ch}a`) !== `a${n}a` || native.normalize(ch + ch) !== n + n) return null;
     const inWord = native.preTokenize(`a${n}a`);
     if (inWord.length === 1 && inWord[0] === `a${n}a`) return { join: n };
@@ -187,8 +229,11 @@ export class FastWordPiece {
     let pieces = this.#cache.get(word);
     if (pieces === undefined) {
       pieces = this.#wordPiece(word);
-      if (this.#cache.size >= WORD_CACHE_LIMIT) this.#cache = new Map();
-      this.#cache.set(word, pieces);
+      // A word too long for a piece is [UNK] at once and not worth a cache entry of its size.
+      if (word.length <= this.#maxChars) {
+        if (this.#cache.size >= WORD_CACHE_LIMIT) this.#cache = new Map();
+        this.#cache.set(detached(word), pieces);
+      }
     }
     for (const id of pieces) out.push(id);
   }
@@ -198,6 +243,8 @@ export class FastWordPiece {
    * WordPiece model does; an unmatched rest makes the word [UNK].
    */
   #wordPiece(word: string): readonly number[] {
+    // More UTF-16 units than twice the limit is more characters than the limit.
+    if (word.length > this.#maxChars * 2) return [this.#unkId];
     const whole = this.#vocab.get(word);
     // Offsets of character boundaries: an emoji is one character but two UTF-16 units.
     const bounds: number[] = [0];
