@@ -117,8 +117,8 @@ function call(base: string, method: string, path: string, body?: string): Promis
 }
 
 async function startServer(port: number, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
-  // Started as `npm start` and the image start it: same V8 flag, same malloc arena bound.
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', 'src/main.ts'], {
+  // Started as `npm start` and the image start it: same V8 flags, same malloc arena bound.
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', '--heap-growing-percent=20', 'src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

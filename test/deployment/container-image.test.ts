@@ -241,8 +241,8 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status.stdout);
     expect(uids?.slice(1)).toEqual([UID, UID, UID, UID]);
     const cmdline = await container.exec(['cat', '/proc/1/cmdline']);
-    // The image's CMD: the service itself, with the V8 memory bound npm start also sets.
-    expect(cmdline.stdout.split('\0').slice(0, 3)).toEqual(['node', '--max-semi-space-size=2', 'src/main.ts']);
+    // The image's CMD: the service itself, with the V8 memory bounds npm start also sets.
+    expect(cmdline.stdout.split('\0').slice(0, 4)).toEqual(['node', '--max-semi-space-size=2', '--heap-growing-percent=20', 'src/main.ts']);
     // Capabilities dropped: the effective set is empty.
     expect(/^CapEff:\s+0+$/m.test(status.stdout)).toBe(true);
   });
