@@ -198,7 +198,7 @@ ${rc.conversations} test conversations (deterministic subsample by id hash), eac
 conversations move by < ${RECUT_MAX_MOVE}. \`alternating_word_lines\` (flat text re-cut into 4-word lines under
 alternating made-up speakers) is reported, not guarded. The share counts every conversation, as the
 issue's rule does, including those a re-cut leaves as they were (flattening a flat chat, merging where
-no speaker writes twice in a row); the next columns count only the conversations the re-cut changed.
+no speaker writes twice in a row); the next columns count only the conversations whose turns (speaker and words) the re-cut changed.
 
 | re-cut | guarded | share moving < ${RECUT_MAX_MOVE} | changed by the re-cut | share moving < ${RECUT_MAX_MOVE}, changed only | mean abs move | ROC-AUC of rendering | result |
 |---|---|---|---|---|---|---|---|

@@ -68,8 +68,10 @@ export const EXTRA_RENDERINGS: Readonly<Record<string, (conversation: string) =>
 };
 
 /**
- * Whether a re-cut changed what the model reads: the parsed turns (speaker and text, whitespace
- * collapsed as the tokenizer's splitting makes it), not the raw text.
+ * Whether a re-cut changed what the model reads: the parsed turns (speaker and text, runs of
+ * whitespace collapsed, since whitespace only separates words), not the raw text. Close to the
+ * tokenizer's view, not identical: JavaScript's \s counts U+FEFF, which clean_text drops, and not
+ * U+0085, which BERT splits on.
  */
 export function recutChanges(original: string, recut: string): boolean {
   const turns = (c: string) => JSON.stringify(turnsOf(c).map((t) => [t.speaker, t.text]));

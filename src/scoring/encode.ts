@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { Tokenizer } from 'tokenizers';
-import { FastWordPiece, type NativeSteps } from './wordpiece.ts';
+import { FastWordPiece, LEARN_PER_CALL, type NativeSteps } from './wordpiece.ts';
 import { parseTurns } from './conversation.ts';
 import { ageFeatures, usedAgeFeatures } from './ages.ts';
 import { pieceCount, segmentPieces, toPieces, type Piece } from './segment.ts';
@@ -133,18 +133,26 @@ const PROBES = [
   '',
 ];
 
-/** Trusts the fast path only if every probe it accepts gives the native ids (and it accepts some). */
+/**
+ * Trusts the fast path only if every probe it accepts gives the native ids (and it accepts some). Never
+ * rejects: a binding that fails here leaves every text to the binding itself, as before the fast path.
+ */
 async function verify(tokenizer: Tokenizer, fast: FastWordPiece): Promise<FastWordPiece | undefined> {
-  const native = await encodeNative(tokenizer, PROBES);
-  let accepted = 0;
-  for (let i = 0; i < PROBES.length; i++) {
-    const ids = fast.encode(PROBES[i] as string);
-    if (ids === undefined) continue;
-    accepted++;
-    const expected = native[i] as number[];
-    if (ids.length !== expected.length || ids.some((id, k) => id !== expected[k])) return undefined;
+  try {
+    const native = await encodeNative(tokenizer, PROBES);
+    const budget = { left: LEARN_PER_CALL };
+    let accepted = 0;
+    for (let i = 0; i < PROBES.length; i++) {
+      const ids = fast.encode(PROBES[i] as string, budget);
+      if (ids === undefined) continue;
+      accepted++;
+      const expected = native[i] as number[];
+      if (ids.length !== expected.length || ids.some((id, k) => id !== expected[k])) return undefined;
+    }
+    return accepted > 0 ? fast : undefined;
+  } catch {
+    return undefined;
   }
-  return accepted > 0 ? fast : undefined;
 }
 
 /** Whether `tokenizer` encodes text through the verified fast path (for tests and diagnostics). */
@@ -161,8 +169,11 @@ export async function encodeTexts(tokenizer: Tokenizer, texts: string[]): Promis
   if (fast === undefined) return encodeNative(tokenizer, texts);
   const out = new Array<number[]>(texts.length);
   const rest: number[] = [];
+  // One budget for the call: a conversation of many turns, each full of new characters, learns no more
+  // than one turn could.
+  const budget = { left: LEARN_PER_CALL };
   for (let i = 0; i < texts.length; i++) {
-    const ids = fast.encode(texts[i] as string);
+    const ids = fast.encode(texts[i] as string, budget);
     if (ids === undefined) rest.push(i);
     else out[i] = ids;
   }

@@ -1,5 +1,6 @@
 // Runs the service as operators do, `node src/main.ts` in a child process, on loopback ports chosen
-// by the OS, and waits until it says where it listens.
+// by the OS, and waits until it says where it listens. Without npm start's V8 memory flags: they bound
+// peak memory under load, which these tests do not measure (server-flags.test.ts checks them).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { REPO_ROOT } from './app.ts';
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, whitespacePreTokenizer } from 'tokenizers';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeTexts, loadTokenizer, tokenizerFromJson, usesFastPath } from '../../../src/scoring/encode.ts';
-import { FastWordPiece, type NativeSteps } from '../../../src/scoring/wordpiece.ts';
+import { FastWordPiece, LEARN_PER_CALL, type NativeSteps } from '../../../src/scoring/wordpiece.ts';
 
 const FIXTURE_JSON = readFileSync(join(import.meta.dirname, '../../fixtures/contract-model/tokenizer.json'), 'utf8');
 /** The shipped model's tokenizer: 53k pieces, emoji and typographic punctuation among them. */
@@ -169,12 +169,31 @@ describe('the fast WordPiece path gives exactly the native tokenizer ids', () =>
     expect(fast.encode('hello \u0903')).toEqual((await nativeIds(FIXTURE_JSON, ['hello \u0903']))[0]);
   });
 
-  it('learns at most a bounded number of new characters per text, and keeps what it learned', () => {
-    const fast = fastOf(SHIPPED_JSON);
-    const ideographs = Array.from({ length: 2_500 }, (_, i) => String.fromCodePoint(0x20000 + i)).join('');
-    expect(fast.encode(ideographs)).toBeUndefined();
-    expect(fast.encode(ideographs)).toBeUndefined();
-    expect(fast.encode(ideographs)).toBeDefined();
+  it('learns at most LEARN_PER_CALL new characters in one call, over all its texts, and keeps what it learned', async () => {
+    const ideographs = (k: number) => Array.from({ length: 600 }, (_, i) => String.fromCodePoint(0x20000 + k * 600 + i)).join('');
+    const turns = [ideographs(0), ideographs(1), ideographs(2)];
+    const tokenizer = tokenizerFromJson(SHIPPED_JSON);
+    expect(await usesFastPath(tokenizer)).toBe(true);
+    const native = vi.spyOn(tokenizer, 'encodeBatch');
+    // 600 + 400 learned: the first turn is the fast path's, the second runs out, the third has nothing left.
+    expect(await encodeTexts(tokenizer, turns)).toEqual(await nativeIds(SHIPPED_JSON, turns));
+    expect(native.mock.calls.map(([texts]) => texts)).toEqual([[turns[1], turns[2]]]);
+    // The next call learns the remaining 200 + 600 and needs the binding no more.
+    native.mockClear();
+    expect(await encodeTexts(tokenizer, turns)).toEqual(await nativeIds(SHIPPED_JSON, turns));
+    expect(native).not.toHaveBeenCalled();
+    expect(LEARN_PER_CALL).toBe(1_000);
+  });
+
+  it('declines, and does not throw, when the native steps fail on a character', () => {
+    const fast = FastWordPiece.fromJson(FIXTURE_JSON, {
+      normalize: () => {
+        throw new Error('native failure');
+      },
+      preTokenize: () => [],
+    });
+    expect(fast?.encode('h\u00e9llo')).toBeUndefined();
+    expect(fast?.encode('hello')).toEqual([VOCAB.hello]);
   });
 
   it('cannot be filled: after 20,000 characters of a private-use plane, a new emoji still takes the fast path', () => {
@@ -191,7 +210,7 @@ describe('the fast WordPiece path gives exactly the native tokenizer ids', () =>
     const body = 'hello there how are you '.repeat(12_500);
     gc();
     const before = process.memoryUsage().heapUsed;
-    // 200 conversations of 300,000 characters, each with one word not seen before: 120 MB if pinned.
+    // 200 conversations of 300,000 ASCII characters, each with one word not seen before: 60 MB if pinned.
     for (let i = 0; i < 200; i++) fast.encode(`user1: ${body} uniquewordnumber${i}`.slice(7));
     gc();
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(20e6);
