@@ -57,7 +57,11 @@ const metrics = createMetrics();
 const scorer = await createScorer(scorerOptions(config, metrics));
 metrics.observeScorer(scorer);
 if (scorer.ready && scorer.manifest !== undefined) {
-  logger.info({ model: scorer.manifest.name, version: scorer.manifest.version, workers: config.WORKERS }, 'model loaded');
+  logger.info({ model: scorer.manifest.name, version: scorer.manifest.version, workers: config.WORKERS, fast_tokenizer: scorer.fastTokenizer }, 'model loaded');
+  if (scorer.fastTokenizer === false) {
+    // Still correct, but at a fraction of the speed (README "Tokenizing"): the sizing in the bench no longer holds.
+    logger.warn("the tokenizer's fast path did not reproduce the native ids at load: every text goes through the native binding");
+  }
 } else {
   logger.error({ model_dir: config.MODEL_DIR, reason: scorer.loadError }, 'model not loaded: serving degraded (/health degraded, scoring 503)');
 }

@@ -63,6 +63,7 @@ export class ScoringPool {
   readonly #queue = new WithdrawableQueue();
   readonly #ready: Promise<void>;
   #failReadiness: ((err: Error) => void) | undefined;
+  #slowTokenizers = 0;
   #pending = 0;
 
   constructor(options: PoolOptions) {
@@ -100,6 +101,14 @@ export class ScoringPool {
     return this.#piscina.queueSize;
   }
 
+  /**
+   * Whether every worker tokenizes through the verified fast path (encode.ts); false when one fell
+   * back to the native binding, which works but at a fraction of the speed. Meaningful once ready.
+   */
+  get fastTokenizer(): boolean {
+    return this.#slowTokenizers === 0;
+  }
+
   get inFlight(): number {
     return Math.max(0, this.#pending - this.#piscina.queueSize);
   }
@@ -115,7 +124,10 @@ export class ScoringPool {
       channel.onmessage = (event: unknown) => {
         const m = (event as { data: WorkerReadiness }).data;
         if (!m.ok) reject(new Error(m.error));
-        else if (++ready === count) resolve();
+        else {
+          if (!m.fastTokenizer) this.#slowTokenizers++;
+          if (++ready === count) resolve();
+        }
       };
     }).finally(() => {
       this.#failReadiness = undefined;

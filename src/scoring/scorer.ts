@@ -36,6 +36,8 @@ export interface ScorerOptions {
 export interface EngineScorer extends Scorer {
   /** Why the model is not loaded, for logs; undefined when ready. */
   readonly loadError: string | undefined;
+  /** Whether every worker tokenizes through the fast path; undefined until the model is loaded. */
+  readonly fastTokenizer: boolean | undefined;
 }
 
 /**
@@ -75,6 +77,9 @@ class PooledScorer implements EngineScorer {
   }
   get manifest(): ModelManifest | undefined {
     return this.ready ? this.#manifest : undefined;
+  }
+  get fastTokenizer(): boolean | undefined {
+    return this.ready ? this.#pool?.fastTokenizer : undefined;
   }
   get loadError(): string | undefined {
     return this.#loadError;

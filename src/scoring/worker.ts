@@ -8,7 +8,7 @@ import * as ort from 'onnxruntime-node';
 import type { Tokenizer } from 'tokenizers';
 import { aggregateSegments, calibrate, confidence, isHarmful, predatoryUser, riskLevel, softmax3, type SegmentOutput } from './aggregate.ts';
 import { CancelledError, MicroBatcher } from './batcher.ts';
-import { emptyConversationSegment, encodeConversation, tokenizerFromJson, type EncodedConversation, type EncodedSegment } from './encode.ts';
+import { emptyConversationSegment, encodeConversation, tokenizerFromJson, usesFastPath, type EncodedConversation, type EncodedSegment } from './encode.ts';
 import { runningByPiece, traceTurns } from './explain.ts';
 import { runModel, type ModelItem } from './inference.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
@@ -40,7 +40,7 @@ export type WorkerResult =
   | { kind: 'cancelled' };
 
 /** What each worker announces on the `readyChannel` broadcast channel once it has loaded (or failed). */
-export type WorkerReadiness = { ok: true } | { ok: false; error: string };
+export type WorkerReadiness = { ok: true; fastTokenizer: boolean } | { ok: false; error: string };
 
 interface Engine {
   tokenizer: Tokenizer;
@@ -94,7 +94,7 @@ const engine: Promise<Engine> = load().then(warmup);
     channel.close();
   };
   engine.then(
-    () => announce({ ok: true }),
+    async (e) => announce({ ok: true, fastTokenizer: await usesFastPath(e.tokenizer) }),
     (err: unknown) => announce({ ok: false, error: err instanceof Error ? err.message : String(err) }),
   );
 }

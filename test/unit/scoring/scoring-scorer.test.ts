@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScorer, splitByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
+import { packageWithSlowTokenizer } from '../../helpers/model-package.ts';
 import { ScoringError, type Prediction, type ScoreObservation, type ScoreRequest } from '../../../src/scoring/types.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../fixtures/contract-model');
@@ -29,6 +30,31 @@ async function rejection(p: Promise<unknown>): Promise<ScoringError> {
   }
   throw new Error('expected a rejection');
 }
+
+describe('a scorer reports whether its workers tokenize through the fast path', () => {
+  it('true for the contract model, undefined before it is loaded', async () => {
+    const absent = await createScorer({ ...base, modelDir: join(FIXTURE, 'absent') });
+    expect(absent.fastTokenizer).toBeUndefined();
+    await absent.close();
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE });
+    expect(scorer.fastTokenizer).toBe(true);
+    await scorer.close();
+  });
+
+  it('false for a tokenizer.json it does not implement, which still loads and scores through the binding', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scorer-fast-'));
+    const scorer = await createScorer({ ...base, modelDir: packageWithSlowTokenizer(FIXTURE, dir) });
+    try {
+      expect(scorer.ready).toBe(true);
+      expect(scorer.fastTokenizer).toBe(false);
+      const [p] = await scorer.score([{ conversation: 'user1: hi there, how are you?' }]);
+      expect(p?.harmful_score).toBeGreaterThanOrEqual(0);
+    } finally {
+      await scorer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('a scorer without a usable model stays up and answers model_unavailable', () => {
   let dir: string;
