@@ -59,11 +59,17 @@ export interface LearningBudget {
 /**
  * Whether NFD may move `c` among its neighbours: a character of non-zero combining class sorts past
  * one of class 1 (U+0334) or 240 (U+0345). Combining classes never change once assigned, so Node's
- * ICU and the native library agree on every character both know; one only ICU knows is declined.
+ * ICU and the native library agree on every character both know; one only ICU knows is declined, and
+ * one only the native library knows is asked there (nativeReorders).
  */
 function reorderable(c: string): boolean {
   return `a\u0345${c}`.normalize('NFD') !== `a\u0345${c}` || `a${c}\u0334`.normalize('NFD') !== `a${c}\u0334`;
 }
+
+/** Spacing marks that every normaliser keeps, of combining classes 216 and 226: references for reordering. */
+const KEPT_MARKS = ['\u{1d165}', '\u{1d16d}'];
+/** A mark, or a character this Node's ICU does not know (a newer native library may). */
+const MARK_OR_UNKNOWN = /[\p{M}\p{Cn}]/u;
 
 /** A copy of `word` that does not keep alive the text it was sliced from (V8 sliced strings do). */
 function detached(word: string): string {
@@ -231,7 +237,7 @@ export class FastWordPiece {
     const n = native.normalize(ch);
     // strip_accents drops only non-spacing marks; a spacing or enclosing mark it keeps may be reordered
     // by NFD among its neighbours when its combining class is not zero.
-    for (const c of n) if (reorderable(c)) return null;
+    for (const c of n) if (reorderable(c) || (MARK_OR_UNKNOWN.test(c) && this.#nativeReorders(c))) return null;
     // BertNormalizer works one character at a time, so these two never differ today; they guard the
     // table against a normaliser that does not.
     if (native.normalize(`a${ch}a`) !== `a${n}a` || native.normalize(ch + ch) !== n + n) return null;
@@ -241,6 +247,20 @@ export class FastWordPiece {
     const expected = ['a', ...alone, 'a'];
     if (inWord.length === expected.length && inWord.every((w, k) => w === expected[k])) return { split: alone };
     return null;
+  }
+
+  /**
+   * Whether the native normaliser itself moves `c` past a kept mark of class 216 or 226: any non-zero
+   * class of `c` makes one of these four orders change, whichever Unicode version its tables have.
+   */
+  #nativeReorders(c: string): boolean {
+    const native = this.#native as NativeSteps;
+    const alone = native.normalize(c);
+    for (const m of KEPT_MARKS) {
+      if (native.normalize(m) !== m) continue;
+      if (native.normalize(`a${m}${c}`) !== `a${m}${alone}` || native.normalize(`a${c}${m}`) !== `a${alone}${m}`) return true;
+    }
+    return false;
   }
 
   #word(word: string, out: number[]): void {
