@@ -66,7 +66,10 @@ function reorderable(c: string): boolean {
   return `a\u0345${c}`.normalize('NFD') !== `a\u0345${c}` || `a${c}\u0334`.normalize('NFD') !== `a${c}\u0334`;
 }
 
-/** Spacing marks that every normaliser keeps, of combining classes 216 and 226: references for reordering. */
+/**
+ * Musical stem marks of combining classes 216 and 226, references for reordering: spacing marks, which
+ * strip_accents keeps (it drops only non-spacing ones), known to Unicode since 3.1.
+ */
 const KEPT_MARKS = ['\u{1d165}', '\u{1d16d}'];
 /** A mark, or a character this Node's ICU does not know (a newer native library may). */
 const MARK_OR_UNKNOWN = /[\p{M}\p{Cn}]/u;
