@@ -23,7 +23,7 @@ export function tokenizerFromJson(json: string): Tokenizer {
 }
 
 /** The tokenizer's own normaliser and pre-tokenizer, from which the fast path learns non-ASCII characters. */
-function nativeSteps(tokenizer: Tokenizer): NativeSteps | undefined {
+export function nativeSteps(tokenizer: Tokenizer): NativeSteps | undefined {
   const normalizer = tokenizer.getNormalizer();
   const preTokenizer = tokenizer.getPreTokenizer();
   if (normalizer === null || preTokenizer === null) return undefined;

@@ -172,7 +172,6 @@ export class FastWordPiece {
   }
 
   #hasAddedToken(text: string): boolean {
-    if (this.#addedTokens.length === 0) return false;
     const lower = text.toLowerCase();
     return this.#addedTokens.some((t) => lower.includes(t));
   }

@@ -6,8 +6,8 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, whitespacePreTokenizer } from 'tokenizers';
 import { describe, expect, it, vi } from 'vitest';
-import { encodeTexts, loadTokenizer, tokenizerFromJson, usesFastPath } from '../../../src/scoring/encode.ts';
-import { FastWordPiece, LEARN_PER_CALL, type NativeSteps } from '../../../src/scoring/wordpiece.ts';
+import { encodeTexts, loadTokenizer, nativeSteps, tokenizerFromJson, usesFastPath } from '../../../src/scoring/encode.ts';
+import { FastWordPiece, LEARN_PER_CALL } from '../../../src/scoring/wordpiece.ts';
 
 const FIXTURE_JSON = readFileSync(join(import.meta.dirname, '../../fixtures/contract-model/tokenizer.json'), 'utf8');
 /** The shipped model's tokenizer: 53k pieces, emoji and typographic punctuation among them. */
@@ -46,12 +46,7 @@ async function nativeIds(json: string, texts: string[]): Promise<number[][]> {
 
 /** The fast path on its own, learning from a native tokenizer of the same file. */
 function fastOf(json: string): FastWordPiece {
-  const native = nativeOf(json);
-  const steps: NativeSteps = {
-    normalize: (text) => native.getNormalizer()?.normalizeString(text) ?? text,
-    preTokenize: (text) => native.getPreTokenizer()?.preTokenizeString(text).map(([w]) => w) ?? [],
-  };
-  const fast = FastWordPiece.fromJson(json, steps);
+  const fast = FastWordPiece.fromJson(json, nativeSteps(nativeOf(json)));
   if (fast === undefined) throw new Error('no fast path for this tokenizer.json');
   return fast;
 }
