@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ageError } from '../scoring/ages.ts';
 import type { ModelManifest, Prediction, ScoreRequest, Scorer } from '../scoring/types.ts';
-import type { AuditSink } from '../ops/audit.ts';
+import type { AuditJobRef, AuditSink } from '../ops/audit.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { HttpError } from './errors.ts';
 
@@ -17,10 +17,10 @@ export interface ScoringDeps {
 export const modelVersion = (m: ModelManifest) => `${m.name}@${m.version}`;
 
 /** Records one scored conversation, however it was submitted: the prediction metric and the audit line. */
-export function observePrediction(deps: ScoringDeps, conversation: string, prediction: Prediction, latencyMs: number): void {
+export function observePrediction(deps: ScoringDeps, conversation: string, prediction: Prediction, latencyMs: number, job?: AuditJobRef): void {
   deps.metrics?.recordPrediction(prediction);
   const manifest = deps.scorer.manifest;
-  deps.audit(conversation, prediction, manifest === undefined ? 'unknown' : modelVersion(manifest), latencyMs);
+  deps.audit(conversation, prediction, manifest === undefined ? 'unknown' : modelVersion(manifest), latencyMs, job);
 }
 
 /**

@@ -30,9 +30,15 @@ export interface JobsDeps {
    * Past it the oldest finished job is forgotten before its TTL, so memory stays bounded.
    */
   maxRetainedResults?: number;
-  /** Called once per scored conversation (metrics, audit line); jobs keep neither text nor preview. */
-  onPrediction?: (request: ScoreRequest, prediction: Prediction, result: V2Prediction, latencyMs: number) => void;
+  /**
+   * Called once per scoring of a conversation (metrics, audit line); jobs keep neither text nor preview.
+   * An item that runs again (its result could not be recorded) is reported again, with the same `item`.
+   */
+  onPrediction?: (request: ScoreRequest, prediction: Prediction, result: V2Prediction, latencyMs: number, item: ScoredItem) => void;
 }
+
+/** Which job's item a prediction answers: its job and its position there. */
+export type ScoredItem = Pick<QueuedItem, 'jobId' | 'index'>;
 
 /** The parts a JobService is made of; createJobs and the Redis wiring pick them. */
 export interface JobParts {
@@ -296,7 +302,7 @@ export class JobService implements Jobs {
         const [prediction] = await this.#scorer.score([item.request], { signal });
         if (prediction === undefined) throw new ScoringError('internal', 'scorer returned no prediction');
         const result = toV2Prediction(prediction, item.request.conversation);
-        this.#onPrediction?.(item.request, prediction, result, Math.round(performance.now() - t0));
+        this.#onPrediction?.(item.request, prediction, result, Math.round(performance.now() - t0), { jobId: item.jobId, index: item.index });
         await this.#store.addResult(item.jobId, item.id, result);
         return;
       } catch (err) {

@@ -4,7 +4,17 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Prediction } from '../scoring/types.ts';
 
-export interface AuditRecord {
+/**
+ * Where a /v2 job's prediction sits: its job and its position there. A job's item can be scored twice
+ * (it runs again when Redis went away before its result was recorded), so a reviewer counts a job's
+ * predictions once per (job_id, job_item).
+ */
+export interface AuditJobRef {
+  job_id: string;
+  job_item: number;
+}
+
+export interface AuditRecord extends Partial<AuditJobRef> {
   conversation_sha256: string;
   harmful_score: number;
   risk_level: string;
@@ -13,7 +23,7 @@ export interface AuditRecord {
   latency_ms: number;
 }
 
-export type AuditSink = (conversation: string, prediction: Prediction, modelVersion: string, latencyMs: number) => void;
+export type AuditSink = (conversation: string, prediction: Prediction, modelVersion: string, latencyMs: number, job?: AuditJobRef) => void;
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -22,6 +32,7 @@ export function auditRecord(
   prediction: Prediction,
   modelVersion: string,
   latencyMs: number,
+  job?: AuditJobRef,
 ): AuditRecord {
   return {
     conversation_sha256: sha256Hex(conversation),
@@ -30,6 +41,7 @@ export function auditRecord(
     predatory_user: prediction.predatory_user,
     model_version: modelVersion,
     latency_ms: Math.round(latencyMs),
+    ...(job === undefined ? {} : { job_id: job.job_id, job_item: job.job_item }),
   };
 }
 
@@ -38,7 +50,7 @@ export function createAudit(logger: Logger, enabled: boolean): AuditSink {
   if (!enabled) return () => {};
   // A child without bindings of the request: the line holds the record and the logger's base fields only.
   const audit = logger.child({ log: 'audit' });
-  return (conversation, prediction, modelVersion, latencyMs) => {
-    audit.info({ audit: auditRecord(conversation, prediction, modelVersion, latencyMs) }, 'prediction');
+  return (conversation, prediction, modelVersion, latencyMs, job) => {
+    audit.info({ audit: auditRecord(conversation, prediction, modelVersion, latencyMs, job) }, 'prediction');
   };
 }

@@ -357,12 +357,15 @@ describe('logs', () => {
     apps.push(t);
     receiver.script({ status: 500 });
     const convs = [{ id: 'ID-MARKER-3b9e', messages: messages(4) }];
-    const { poll_url } = (await submit(t, { mode: 'batch', conversations: convs, webhook_url: receiver.url('/PATH-MARKER?token=TOKEN-MARKER') })).json();
+    const { poll_url, job_id } = (await submit(t, { mode: 'batch', conversations: convs, webhook_url: receiver.url('/PATH-MARKER?token=TOKEN-MARKER') })).json();
     await until(t, poll_url, (j) => (j as { webhook?: { status: string } }).webhook?.status === 'delivered');
     await t.app.inject({ method: 'POST', url: '/v2/predict', headers: bearer(), payload: { messages: messages(4) } });
     const all = lines.join('\n');
     for (const secret of [MARKER, 'quiz', 'ID-MARKER', 'PATH-MARKER', 'TOKEN-MARKER', SECRET.slice(6)]) expect(all).not.toContain(secret);
-    expect(lines.filter((l) => l.includes('"log":"audit"'))).toHaveLength(2);
+    const audits = lines.filter((l) => l.includes('"log":"audit"')).map((l) => JSON.parse(l).audit);
+    expect(audits).toHaveLength(2);
+    // A job's line says which job and position it answers (an item that runs again repeats them); a live call's does not.
+    expect(audits.map((a) => [a.job_id, a.job_item])).toEqual(expect.arrayContaining([[job_id, 0], [undefined, undefined]]));
     expect(all).toContain('webhook delivered');
   });
 });

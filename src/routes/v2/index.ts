@@ -28,8 +28,8 @@ export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<v
     registry: metrics?.registry ?? new Registry(),
     logger: deps.logger.child({ component: 'jobs' }),
     ...(deps.jobConcurrency === undefined ? {} : { concurrency: deps.jobConcurrency }),
-    onPrediction: (request, prediction, result, latencyMs) => {
-      observePrediction({ scorer, metrics, audit }, request.conversation, prediction, latencyMs);
+    onPrediction: (request, prediction, result, latencyMs, item) => {
+      observePrediction({ scorer, metrics, audit }, request.conversation, prediction, latencyMs, { job_id: item.jobId, job_item: item.index });
       if (result.explanation !== undefined) metrics?.recordExplanation(result.explanation.first_alert_index);
     },
   };

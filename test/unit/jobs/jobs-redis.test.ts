@@ -3,7 +3,7 @@
 // conversation text in Redis. Two service instances each time, scored by the real engine.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/wait.ts';
-import { bearer, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
+import { bearer, captureLogs, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
 import { startRedis, type RedisServer } from '../../helpers/redis.ts';
 import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
@@ -173,10 +173,11 @@ describe('v2 jobs through Redis and BullMQ', () => {
 });
 
 describe('a Redis that fails for a while loses nothing', () => {
-  it('finishes a job with every result and one webhook when every Redis connection drops mid-job for 1.5 s', async () => {
+  it('finishes a job with every result, one webhook and an audit line per item when every Redis connection drops mid-job for 1.5 s', async () => {
     const proxy = await startTcpProxy(redis.port);
     try {
-      const t = await startTestApp({ env: sharedEnv({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` }) });
+      const { logger, lines } = captureLogs('info');
+      const t = await startTestApp({ logger, env: sharedEnv({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, AUDIT_LOG: 'true' }) });
       apps.push(t);
       const n = 400;
       const res = await t.app.inject({
@@ -200,6 +201,11 @@ describe('a Redis that fails for a while loses nothing', () => {
       await receiver.waitFor(1, 30_000);
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.requests.filter((r) => r.path === '/blip')).toHaveLength(1);
+      // An item that ran again is audited again, under the same job and position: counted once per pair.
+      const audits = lines.filter((l) => l.includes('"log":"audit"')).map((l) => JSON.parse(l).audit as { job_id: string; job_item: number });
+      expect(audits.length).toBeGreaterThanOrEqual(n);
+      expect(new Set(audits.map((a) => a.job_id))).toEqual(new Set([res.json().job_id]));
+      expect(new Set(audits.map((a) => a.job_item))).toEqual(new Set(Array.from({ length: n }, (_, i) => i)));
       // The job's budget is given back: a new job of the key is accepted and finishes.
       const again = await t.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'x', messages: messages(2) }] } });
       expect(again.statusCode).toBe(202);
