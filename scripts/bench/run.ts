@@ -352,7 +352,6 @@ async function main(): Promise<void> {
     results.single_failed = r1.non2xx + r1.errors;
     results.single_p50_ms = r1.latency.p50;
     results.single_p99_ms = r1.latency.p99;
-    results.single_non2xx = r1.non2xx;
     const served = Math.max(1, r1.requests.total);
     const serverCpu = cpuSince(server.pid ?? 0, serverBefore);
     const loadCpu = process.cpuUsage(loadBefore);
