@@ -32,7 +32,8 @@ export interface JobsDeps {
   maxRetainedResults?: number;
   /**
    * Called once per scoring of a conversation (metrics, audit line); jobs keep neither text nor preview.
-   * An item that runs again (its result could not be recorded) is reported again, with the same `item`.
+   * An item that runs again (its outcome could not be recorded, or its replica stopped mid-item) is
+   * reported again, with the same `item`.
    */
   onPrediction?: (request: ScoreRequest, prediction: Prediction, result: V2Prediction, latencyMs: number, item: ScoredItem) => void;
 }

@@ -6,8 +6,8 @@ import type { Prediction } from '../scoring/types.ts';
 
 /**
  * Where a /v2 job's prediction sits: its job and its position there. A job's item can be scored twice
- * (it runs again when Redis went away before its result was recorded), so a reviewer counts a job's
- * predictions once per (job_id, job_item).
+ * (it runs again when Redis went away before its outcome was recorded, or its replica stopped), so a
+ * reviewer counts a job's predictions once per (job_id, job_item).
  */
 export interface AuditJobRef {
   job_id: string;

@@ -1,5 +1,6 @@
 // POST /v2/predict/batch and GET /v2/predict/batch/:job_id (Preview): asynchronous jobs scored by
 // the real engine, polled and delivered to a real webhook receiver, signatures checked independently.
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesToConversation, type Message } from '../../src/routes/v2/messages.ts';
 import type { EngineScorer } from '../../src/scoring/scorer.ts';
@@ -356,16 +357,23 @@ describe('logs', () => {
     });
     apps.push(t);
     receiver.script({ status: 500 });
-    const convs = [{ id: 'ID-MARKER-3b9e', messages: messages(4) }];
+    const convs = [0, 1, 2].map((i) => ({ id: `ID-MARKER-3b9e-${i}`, messages: messages(4, i) }));
     const { poll_url, job_id } = (await submit(t, { mode: 'batch', conversations: convs, webhook_url: receiver.url('/PATH-MARKER?token=TOKEN-MARKER') })).json();
     await until(t, poll_url, (j) => (j as { webhook?: { status: string } }).webhook?.status === 'delivered');
     await t.app.inject({ method: 'POST', url: '/v2/predict', headers: bearer(), payload: { messages: messages(4) } });
     const all = lines.join('\n');
     for (const secret of [MARKER, 'quiz', 'ID-MARKER', 'PATH-MARKER', 'TOKEN-MARKER', SECRET.slice(6)]) expect(all).not.toContain(secret);
-    const audits = lines.filter((l) => l.includes('"log":"audit"')).map((l) => JSON.parse(l).audit);
-    expect(audits).toHaveLength(2);
-    // A job's line says which job and position it answers (an item that runs again repeats them); a live call's does not.
-    expect(audits.map((a) => [a.job_id, a.job_item])).toEqual(expect.arrayContaining([[job_id, 0], [undefined, undefined]]));
+    const audits = lines.filter((l) => l.includes('"log":"audit"')).map((l) => JSON.parse(l).audit as Record<string, unknown>);
+    expect(audits).toHaveLength(4);
+    // A job's line also says which job and position it answers (an item that runs again repeats them); a live call's does not.
+    const v1Keys = ['conversation_sha256', 'harmful_score', 'latency_ms', 'model_version', 'predatory_user', 'risk_level'];
+    const jobLines = audits.filter((a) => a.job_id !== undefined);
+    expect(jobLines).toHaveLength(3);
+    for (const a of jobLines) expect(Object.keys(a).sort()).toEqual([...v1Keys, 'job_id', 'job_item'].sort());
+    expect(jobLines.map((a) => [a.job_item, a.job_id, a.conversation_sha256]).sort()).toEqual(
+      [0, 1, 2].map((i) => [i, job_id, createHash('sha256').update(messagesToConversation(messages(4, i) as Message[])).digest('hex')]),
+    );
+    expect(Object.keys(audits.find((a) => a.job_id === undefined) ?? {}).sort()).toEqual(v1Keys);
     expect(all).toContain('webhook delivered');
   });
 });

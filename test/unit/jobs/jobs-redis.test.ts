@@ -1,7 +1,9 @@
 // Several replicas sharing a real Redis server (REDIS_URL): one per-key rate limit, jobs readable and
 // run on any replica, a replica killed mid-job losing nothing, each webhook delivered once, and no
 // conversation text in Redis. Two service instances each time, scored by the real engine.
+import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { messagesToConversation, type Message } from '../../../src/routes/v2/messages.ts';
 import { until } from '../../helpers/wait.ts';
 import { bearer, captureLogs, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
@@ -202,10 +204,13 @@ describe('a Redis that fails for a while loses nothing', () => {
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.requests.filter((r) => r.path === '/blip')).toHaveLength(1);
       // An item that ran again is audited again, under the same job and position: counted once per pair.
-      const audits = lines.filter((l) => l.includes('"log":"audit"')).map((l) => JSON.parse(l).audit as { job_id: string; job_item: number });
+      const audits = lines.filter((l) => l.includes('"log":"audit"')).map((l) => JSON.parse(l).audit as { job_id: string; job_item: number; conversation_sha256: string });
       expect(audits.length).toBeGreaterThanOrEqual(n);
       expect(new Set(audits.map((a) => a.job_id))).toEqual(new Set([res.json().job_id]));
-      expect(new Set(audits.map((a) => a.job_item))).toEqual(new Set(Array.from({ length: n }, (_, i) => i)));
+      const hashOf = new Map<number, Set<string>>();
+      for (const a of audits) hashOf.set(a.job_item, (hashOf.get(a.job_item) ?? new Set()).add(a.conversation_sha256));
+      expect([...hashOf.keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
+      for (const [i, hashes] of hashOf) expect([...hashes]).toEqual([createHash('sha256').update(messagesToConversation(messages(6, i) as Message[])).digest('hex')]);
       // The job's budget is given back: a new job of the key is accepted and finishes.
       const again = await t.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'x', messages: messages(2) }] } });
       expect(again.statusCode).toBe(202);
