@@ -4,15 +4,16 @@
 //   node scripts/data/corpus.ts --out .tmp/data/corpus.jsonl [--seed 7] [--n 16000]
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
-//        [--thin-share 0.3]
+//        [--thin-share 0.3] [--errands 1500]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
+// --errands adds that many chats of adults' errands and coworkers to training and validation (errandSlice).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATA_SWITCHES, allSwitches, generate, type DataSwitches } from './generate.ts';
+import { DATA_SWITCHES, allSwitches, errandSlice, generate, type DataSwitches } from './generate.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { importJsonl, importPan12 } from './importers.ts';
 import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
@@ -54,6 +55,8 @@ export interface CorpusOptions {
   switches?: Partial<CorpusSwitches> | undefined;
   /** Share of hosted guests that are thin (default THIN_SHARE). */
   thinShare?: number | undefined;
+  /** Records of adults' errands and coworkers added to training and validation (errandSlice; default 0). */
+  errands?: number | undefined;
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
@@ -68,6 +71,7 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw, o.thinShare));
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
+  if (o.synthetic && (o.errands ?? 0) > 0) out.push(...errandSlice(o.seed, o.errands ?? 0, sw));
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
@@ -106,9 +110,11 @@ if (import.meta.main) {
       'real-limit': { type: 'string' },
       without: { type: 'string', default: '' },
       'thin-share': { type: 'string', default: String(THIN_SHARE) },
+      errands: { type: 'string', default: '0' },
     },
   });
   const thinShare = Number(values['thin-share']);
+  if (!(Number.isInteger(Number(values.errands)) && Number(values.errands) >= 0)) throw new Error(`--errands: a count of records, not ${values.errands}`);
   if (!(thinShare >= 0 && thinShare <= 1)) throw new Error(`--thin-share: a share from 0 to 1, not ${values['thin-share']}`);
   if (!values.out) throw new Error('--out is required');
   if (values.pan12 && !values['pan12-predators']) throw new Error('--pan12 needs --pan12-predators');
@@ -123,6 +129,7 @@ if (import.meta.main) {
     realLimit: values['real-limit'] ? Number(values['real-limit']) : undefined,
     switches: switchesWithout(values.without.split(',').map((x) => x.trim())),
     thinShare,
+    errands: Number(values.errands),
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

@@ -489,6 +489,11 @@ const FAMILIES: Family[] = [
   { name: 'grooming_opener', harmful: true, weight: 2, ages: ['adult', 'minor'], requires: 'short', build: opener },
 ];
 
+/** Benign adults' errands and coworkers: generated only by errandSlice, never for the test split. */
+const ERRAND_FAMILIES: Family[] = [
+  { name: 'neighbors_errands', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => benign(c, P.B_ERRAND, P.B_ERRAND_REPLY, 2, 7) },
+  { name: 'coworkers', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => benign(c, P.B_WORK, P.B_WORK_REPLY, 2, 7) },
+];
 
 export const FAMILY_NAMES: readonly string[] = FAMILIES.map((f) => f.name);
 
@@ -768,76 +773,96 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
   for (let i = 0; i < options.n; i++) {
     const family = chooseFamily(rng, families);
     const id = `gen-${options.seed}-${i}`;
-    const split = splitFor(family.name, id);
-    const ageA = sampleAge(family.ages[0], rng);
-    const ageB = sampleAge(family.ages[1], rng);
-    const ctx = new Ctx(rng, split, ageB, sw);
-    let moves = family.build(ctx);
-    // Some harmful exchanges hide inside a long ordinary chat, so that several segments are needed
-    // and only some of them carry the harm.
-    if (family.harmful && family.name !== 'grooming_opener' && !family.name.startsWith('long_') && rng.chance(0.12)) {
-      const pad = new Ctx(rng, split, ageB, sw);
-      pad.filler(40, 1);
-      pad.filler(30, 1);
-      const cut = rng.int(0, pad.moves.length);
-      moves = [...pad.moves.slice(0, cut), ...moves, ...pad.moves.slice(cut)];
-    }
-    // The victim writes first in about half of the harmful chats, so the predator is user2 as often as user1.
-    if (family.harmful && moves[0]?.role === 'A' && rng.chance(0.3)) {
-      moves = [{ role: 'B', text: ctx.fill(rng.pick(['hi', 'hey', 'who is this', 'hello?', 'heyy', 'do i know u'])), harmful: false, smallTalk: true }, ...moves];
-    }
-    const tags: string[] = [];
-    // Excerpts: a window of consecutive messages; harmful only if it keeps a harmful move.
-    let label: 0 | 1 = family.harmful ? 1 : 0;
-    let familyName = family.name;
-    if (sw.excerpts && moves.length > 2 && rng.chance(moves.length >= LONG_TURNS ? RENDERING.excerptLong : RENDERING.excerpt)) {
-      const cut = cutExcerpt(moves, family.harmful, rng);
-      moves = cut.moves;
-      tags.push('excerpt');
-      if (family.harmful && cut.label === 0) {
-        label = 0;
-        familyName = `${family.name}_excerpt_benign`;
-      }
-    }
-    const first: Role = moves[0]?.role ?? 'A';
-    const names = speakerNames(rng);
-    let conversation: string;
-    let onsetLine: number | undefined;
-    if (sw.register) {
-      const items: Item[] = moves.map((m) => ({ side: m.role === first ? 0 : 1, text: swapSynonyms(m.text, 0.35, rng), harmful: m.harmful }));
-      const r0 = drawRegister(rng, 0.3);
-      const r1 = drawRegister(rng, 0.3, r0);
-      const regs: [typeof r0, typeof r1] = first === 'A' ? [r0, r1] : [r1, r0];
-      if (r0.tidy && r1.tidy) tags.push('tidy');
-      const lines = registerLines(items, regs, rng);
-      onsetLine = firstHarmfulLine(lines);
-      conversation = joinLines(lines, names);
-    } else {
-      const style: Style = {
-        shorthand: rng.chance(0.5) ? 0.5 : 0.05,
-        typo: rng.pick([0, 0.05, 0.15, 0.3]),
-        emoji: rng.pick([0, 0.05, 0.2]),
-        capitalize: rng.chance(0.25),
-        shout: rng.chance(0.1) ? 0.1 : 0,
-      };
-      conversation = render(moves, first, names, rng, style);
-      onsetLine = firstHarmfulLine(moves);
-    }
-    const finished = finishRendering(conversation, tags.includes('excerpt'), sw, rng);
-    conversation = finished.text;
-    tags.push(...finished.tags);
-    if (moves.length <= SHORT_TURNS) tags.push('short');
-    if (moves.length >= LONG_TURNS) tags.push('long');
-    if (label === 1 && ctx.tags.has('in-kind')) tags.push('in-kind');
-    const predator: PredatorLabel = label === 1 ? (first === 'A' ? 'user1' : 'user2') : 'neither';
-    const record: LabeledConversation = { id, conversation, label, predator, family: familyName, split, source: 'generator' };
-    if (tags.length > 0) record.tags = tags;
-    setOnset(record, onsetLine, finished.tags);
-    const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
-    ageFields(record, ageUser1, ageUser2, rng);
-    out.push(record);
+    out.push(renderRecord(family, id, splitFor(family.name, id), rng, sw));
   }
   if (sw.registerShift) out.push(...registerShiftSlice(options.seed, Math.round(options.n * 0.03), sw));
+  return out;
+}
+
+/** One generated record of `family`: its moves built, padded, excerpted, rendered and labelled. */
+function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: DataSwitches): LabeledConversation {
+  const ageA = sampleAge(family.ages[0], rng);
+  const ageB = sampleAge(family.ages[1], rng);
+  const ctx = new Ctx(rng, split, ageB, sw);
+  let moves = family.build(ctx);
+  // Some harmful exchanges hide inside a long ordinary chat, so that several segments are needed
+  // and only some of them carry the harm.
+  if (family.harmful && family.name !== 'grooming_opener' && !family.name.startsWith('long_') && rng.chance(0.12)) {
+    const pad = new Ctx(rng, split, ageB, sw);
+    pad.filler(40, 1);
+    pad.filler(30, 1);
+    const cut = rng.int(0, pad.moves.length);
+    moves = [...pad.moves.slice(0, cut), ...moves, ...pad.moves.slice(cut)];
+  }
+  // The victim writes first in about half of the harmful chats, so the predator is user2 as often as user1.
+  if (family.harmful && moves[0]?.role === 'A' && rng.chance(0.3)) {
+    moves = [{ role: 'B', text: ctx.fill(rng.pick(['hi', 'hey', 'who is this', 'hello?', 'heyy', 'do i know u'])), harmful: false, smallTalk: true }, ...moves];
+  }
+  const tags: string[] = [];
+  // Excerpts: a window of consecutive messages; harmful only if it keeps a harmful move.
+  let label: 0 | 1 = family.harmful ? 1 : 0;
+  let familyName = family.name;
+  if (sw.excerpts && moves.length > 2 && rng.chance(moves.length >= LONG_TURNS ? RENDERING.excerptLong : RENDERING.excerpt)) {
+    const cut = cutExcerpt(moves, family.harmful, rng);
+    moves = cut.moves;
+    tags.push('excerpt');
+    if (family.harmful && cut.label === 0) {
+      label = 0;
+      familyName = `${family.name}_excerpt_benign`;
+    }
+  }
+  const first: Role = moves[0]?.role ?? 'A';
+  const names = speakerNames(rng);
+  let conversation: string;
+  let onsetLine: number | undefined;
+  if (sw.register) {
+    const items: Item[] = moves.map((m) => ({ side: m.role === first ? 0 : 1, text: swapSynonyms(m.text, 0.35, rng), harmful: m.harmful }));
+    const r0 = drawRegister(rng, 0.3);
+    const r1 = drawRegister(rng, 0.3, r0);
+    const regs: [typeof r0, typeof r1] = first === 'A' ? [r0, r1] : [r1, r0];
+    if (r0.tidy && r1.tidy) tags.push('tidy');
+    const lines = registerLines(items, regs, rng);
+    onsetLine = firstHarmfulLine(lines);
+    conversation = joinLines(lines, names);
+  } else {
+    const style: Style = {
+      shorthand: rng.chance(0.5) ? 0.5 : 0.05,
+      typo: rng.pick([0, 0.05, 0.15, 0.3]),
+      emoji: rng.pick([0, 0.05, 0.2]),
+      capitalize: rng.chance(0.25),
+      shout: rng.chance(0.1) ? 0.1 : 0,
+    };
+    conversation = render(moves, first, names, rng, style);
+    onsetLine = firstHarmfulLine(moves);
+  }
+  const finished = finishRendering(conversation, tags.includes('excerpt'), sw, rng);
+  conversation = finished.text;
+  tags.push(...finished.tags);
+  if (moves.length <= SHORT_TURNS) tags.push('short');
+  if (moves.length >= LONG_TURNS) tags.push('long');
+  if (label === 1 && ctx.tags.has('in-kind')) tags.push('in-kind');
+  const predator: PredatorLabel = label === 1 ? (first === 'A' ? 'user1' : 'user2') : 'neither';
+  const record: LabeledConversation = { id, conversation, label, predator, family: familyName, split, source: 'generator' };
+  if (tags.length > 0) record.tags = tags;
+  setOnset(record, onsetLine, finished.tags);
+  const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
+  ageFields(record, ageUser1, ageUser2, rng);
+  return record;
+}
+
+/**
+ * Adults' errands and coworkers (ERRAND_FAMILIES), `count` records in the training and validation
+ * splits only, rendered as every generated record is. Their own random stream, so the rest of the
+ * corpus, and the whole test split, are those of the corpus without them.
+ */
+export function errandSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  const rng = createRng((seed ^ 0xe22a4d) >>> 0);
+  const out: LabeledConversation[] = [];
+  for (let i = 0; i < count; i++) {
+    const family = chooseFamily(rng, ERRAND_FAMILIES);
+    const id = `gen-${seed}-errand-${i}`;
+    out.push(renderRecord(family, id, hash32(id) % 89 < 78 ? 'train' : 'val', rng, sw));
+  }
   return out;
 }
 

@@ -1289,6 +1289,53 @@ export const B_MARKET_REPLY = [
   'sold, sorry',
 ];
 
+// Adults doing errands for each other (neighbours, house- and pet-sitting, lost and found, carpools) and
+// coworkers: pictures, meeting places, addresses, an empty house, a secret, another app, a camera and
+// money asked for with no harm, as grooming asks for them with harm. Training and validation only
+// (errandSlice in generate.ts), so the test split, and its held-out marketplace family, are unchanged.
+export const B_ERRAND = [
+  'can you send me a pic of the package when it comes', 'are you home alone this weekend? could you feed the cat',
+  'key is under the blue pot, dont tell anyone', 'meet me at {place} at {time} and ill hand over the keys',
+  'text me on {app} instead, my phone is acting up', 'send a photo of the dog so i know hes ok',
+  'whats your address again for the carpool', 'ill pay you {amount} for the week', 'can you pick me up at {time}',
+  'my parents are away so the house is empty, can you check the mail', 'did you find a wallet near {place}? send a pic',
+  'keep it quiet, the landlord doesnt know about the dog', 'can i come over {day} to grab the ladder',
+  'how old is your son now? mine needs a tutor', 'delete the door code after you read it',
+  'are you alone at the house or is your husband there', 'send me your number and ill add you to the group',
+  'can you video call me so i can see the leak', 'ill leave {amount} in the mailbox',
+  'dont tell the others, i want to surprise them with the new fence', 'turn on the camera in the hallway please',
+  'which window did you leave open', 'ill be there in 10, wait outside', 'can you water the plants while im away',
+  'send me a picture of the meter reading', 'your kid left a jacket in my car', 'is the side gate locked',
+  'lets meet halfway, {place}?', 'just between us, the new neighbours are loud',
+];
+export const B_ERRAND_REPLY = [
+  'sure, ill send it', 'yes im here all weekend', 'got it, wont tell a soul', 'see you at {time}', 'ok switching to {app}',
+  'sent you a pic, hes fine', 'its 42 maple st', 'no need to pay me', 'ill be out front', 'mail is on the table',
+  'found it, sending a pic now', 'haha my lips are sealed', 'come by anytime', 'hes 12, ask his teacher',
+  'deleted', 'just me this week', 'added you', 'calling now', 'thanks, got the money', 'ok wont say a word',
+  'camera is on', 'the kitchen one', 'omw', 'done, plants watered', 'sent', 'ill drop it off {day}', 'yes its locked',
+  'works for me',
+];
+export const B_WORK = [
+  'can you turn your camera on for the standup', 'send me a screenshot of the error', 'keep this between us until the announcement',
+  'meet at {place} for lunch at {time}?', 'lets move this chat to {app}, the work one is slow', 'are you alone in the office {day}',
+  'dont tell the boss i left early', 'whats your home address for the secret santa gift', 'send me a pic of the whiteboard',
+  'how old are your kids now', 'can you cover my shift {day}', 'the bonus is {amount}, dont share it yet',
+  'delete that message, wrong chat lol', 'are you free after work? drinks at {place}', 'i got you a little gift for helping me',
+  'can you send a photo of your id for the badge', 'call me when youre alone, its about the layoffs',
+  'we are planning a surprise for sarah, dont tell her', 'pick me up at {time}? my car is in the shop',
+  'hop on a video call for 5 min', 'just between us, i applied for the other job', 'send me your cell so we can text',
+  'i need pics of the damage for the insurance', 'meet me in the parking lot at {time}', 'who else is coming {day}',
+  'can you keep a secret? im pregnant', 'what time are you home, ill drop off the laptop', 'how was the interview',
+];
+export const B_WORK_REPLY = [
+  'camera on', 'sent', 'my lips are sealed', 'sure, {time} works', 'ok see you on {app}', 'yes just me',
+  'wont say a word', 'its 15 elm road', 'here you go', '7 and 10', 'i can do {day}', 'wow ok, not telling anyone',
+  'lol deleted', 'yes lets go', 'aw you didnt have to', 'sent it to hr', 'calling you in 5', 'omg she will love it',
+  'ill be outside at {time}', 'joining now', 'good luck!', 'texting you now', 'ill take them after lunch',
+  'be right there', 'me and two others', 'congrats!! i wont tell', 'after 6', 'it went great',
+];
+
 export const B_ORDINARY = [
   'what are you up to this weekend', 'i finally finished that book', 'the new season is out',
   'my neighbor got a puppy', 'work was crazy today', 'we should plan a trip', 'i tried a new {food} place',

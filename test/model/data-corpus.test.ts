@@ -212,4 +212,20 @@ describe('data: ablation switches', () => {
     expect(c.some((r) => r.source === 'casino' || r.source === 'self-dialogue')).toBe(false);
     expect(c.some((r) => r.tags?.includes('register-shift'))).toBe(false);
   });
+
+  it("adds adults' errands and coworkers only to training and validation, benign, leaving every other record as it was", () => {
+    const options = { seed: 2, n: 300, real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], realLimit: 200 };
+    const without = buildCorpus(options);
+    const withErrands = buildCorpus({ ...options, errands: 400 });
+    const added = withErrands.filter((r) => r.id.includes('-errand-'));
+    expect(added).toHaveLength(400);
+    expect(withErrands.filter((r) => !r.id.includes('-errand-'))).toEqual(without);
+    expect(new Set(added.map((r) => r.family))).toEqual(new Set(['neighbors_errands', 'coworkers']));
+    for (const r of added) {
+      expect(r.split).not.toBe('test');
+      expect([r.label, r.predator]).toEqual([0, 'neither']);
+    }
+    expect(added.filter((r) => r.split === 'val').length / added.length).toBeGreaterThan(0.05);
+    expect(added.some((r) => has(r, 'flat')) && added.some((r) => has(r, 'excerpt'))).toBe(true);
+  });
 });
