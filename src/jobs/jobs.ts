@@ -12,7 +12,7 @@ import { createJobMetrics, type JobMetrics } from './metrics.ts';
 import { LocalNotifier, type Notifier } from './notification.ts';
 import { toV2Prediction, type V2Prediction } from './result.ts';
 import { LocalScheduler, type QueuedItem, type Scheduler } from './scheduler.ts';
-import { MemoryJobStore, type JobRecord, type JobStore } from './store.ts';
+import { MemoryJobStore, type JobRecord, type JobStore, type Lease } from './store.ts';
 import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
 import type { WebhookTargetPolicy } from './webhook-target.ts';
 
@@ -129,17 +129,22 @@ export class JobService implements Jobs {
     if (!checked.ok) return reject(checked.reason, checked.detail);
     const { chars, webhookUrl } = checked;
     const c = this.#config;
-    const reservation = await this.#store.reserve(input.keyId, chars, input.items.length, {
-      perKey: c.JOB_MAX_QUEUED_PER_KEY,
-      maxChars: c.JOB_MAX_QUEUED_CHARS,
-    });
+    const lease: Lease = {
+      jobId: randomUUID(),
+      keyId: input.keyId,
+      chars,
+      items: input.items.length,
+      ...(input.idempotency === undefined ? {} : { idempotencyKey: input.idempotency.key }),
+    };
+    // A failed reservation is not given back here: its lease lapses (the shared store sweeps it).
+    const reservation = await this.#store.reserve(lease, { perKey: c.JOB_MAX_QUEUED_PER_KEY, maxChars: c.JOB_MAX_QUEUED_CHARS });
     if (reservation === 'per_key_limit') {
       return reject('per_key_limit', `This API key already has ${c.JOB_MAX_QUEUED_PER_KEY} unfinished jobs (JOB_MAX_QUEUED_PER_KEY); retry when one finishes`);
     }
     if (reservation === 'queue_full') return reject('queue_full', 'The job queue is full (JOB_MAX_QUEUED_CHARS); retry later');
 
     const record: JobRecord = {
-      id: randomUUID(),
+      id: lease.jobId,
       keyId: input.keyId,
       status: 'queued',
       createdAt: Date.now(),
@@ -148,26 +153,45 @@ export class JobService implements Jobs {
       ...(webhookUrl === undefined ? {} : { webhook: { url: webhookUrl, status: 'pending' as const, attempts: 0 } }),
       ...(input.idempotency === undefined ? {} : { idempotency: input.idempotency }),
     };
-    let stored: Awaited<ReturnType<JobStore['create']>>;
+    let view: JobView;
     try {
-      stored = await this.#store.create(record);
+      const stored = await this.#store.create(record);
+      if (!stored.created) {
+        await this.#store.abandon(record.id);
+        return await this.#replayWinner(input, stored.existingJobId);
+      }
+      // The answer describes the job as accepted (queued), before a worker may pick it up.
+      view = await this.#view(record);
+      await this.#enqueue(record, input);
+      if (!(await this.#store.commit(record.id))) throw new JobsUnavailableError('the job was given up before it was queued; resubmit it');
     } catch (err) {
-      await this.#store.unreserve(input.keyId, chars, input.items.length).catch(() => undefined);
+      // Never half-made in silence: the job, its claim on the Idempotency-Key and its budget go now,
+      // or, if the store cannot be reached, when its lease lapses; the caller gets 503 without waiting
+      // for that. Items held here are withdrawn; items a shared queue holds skip themselves (no job).
+      // A job whose items already run, or whose commit Redis carried out unanswered, runs on: a retry
+      // with the same Idempotency-Key finds it.
+      this.#scheduler.cancel(record.id);
+      void this.#store.abandon(record.id).catch(() => undefined);
       throw err;
     }
-    if (!stored.created) {
-      // The same Idempotency-Key won a race (here or on another replica): answer with that job.
-      await this.#store.unreserve(input.keyId, chars, input.items.length).catch(() => undefined);
-      // The winner stores its record right after claiming the key: give it a moment to appear.
-      for (let attempt = 0; attempt < 20; attempt++) {
-        const replay = await this.#replay(input);
-        if (replay !== undefined) return replay;
-        await sleep(25);
-      }
-      throw new JobsUnavailableError(`job ${stored.existingJobId} holds this Idempotency-Key but cannot be read`);
+    this.#metrics.jobStatus('queued');
+    this.#logger.info({ job_id: record.id, items: record.ids.length, webhook: webhookUrl !== undefined }, 'job queued');
+    return { ok: true, job: view, replayed: false };
+  }
+
+  /** The same Idempotency-Key won a race (here or on another replica): answer with that job. */
+  async #replayWinner(input: SubmitInput, winner: string): Promise<SubmitResult> {
+    // The claim and the record are stored together, so the winner is readable unless it was given up
+    // (its submission failed) or expired since; a short wait covers a give-up under way, then 503.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const replay = await this.#replay(input);
+      if (replay !== undefined) return replay;
+      await sleep(25);
     }
-    // The answer describes the job as accepted (queued), before a worker may pick it up.
-    const view = await this.#view(record);
+    throw new JobsUnavailableError(`job ${winner} holds this Idempotency-Key but cannot be read`);
+  }
+
+  async #enqueue(record: JobRecord, input: SubmitInput): Promise<void> {
     const queued: QueuedItem[] = input.items.map((item, index) => ({
       jobId: record.id,
       keyId: record.keyId,
@@ -180,14 +204,8 @@ export class JobService implements Jobs {
     try {
       await this.#scheduler.enqueue(queued);
     } catch (err) {
-      // Never half-queued in silence: the job ends failed (if the store still answers) and the caller gets 503.
-      await this.#failJob(record.id, 'The job could not be queued; resubmit it').catch(() => undefined);
-      for (const item of queued) await this.#finishItem(item).catch(() => undefined);
       throw new JobsUnavailableError('the job queue (Redis) cannot be reached', { cause: err });
     }
-    this.#metrics.jobStatus('queued');
-    this.#logger.info({ job_id: record.id, items: record.ids.length, webhook: webhookUrl !== undefined }, 'job queued');
-    return { ok: true, job: view, replayed: false };
   }
 
   async get(keyId: string, jobId: string): Promise<JobView | undefined> {

@@ -4,15 +4,62 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { V2Prediction } from './result.ts';
-import type { JobLimits, JobRecord, JobStore, Reservation } from './store.ts';
+import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from './store.ts';
 import { JobsUnavailableError, type JobStatus, type WebhookStatus } from './types.ts';
 
+// Milliseconds by the server's clock, so replicas whose clocks differ agree on when a lease lapses.
+const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
 const RESERVE = `
+-- reserve: counts a submission under its lease
 if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return 1 end
 if tonumber(redis.call('GET', KEYS[3]) or '0') + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return 2 end
 redis.call('INCR', KEYS[1]) redis.call('INCR', KEYS[2])
 redis.call('INCRBY', KEYS[3], ARGV[2]) redis.call('INCRBY', KEYS[4], ARGV[4])
+${NOW}
+redis.call('HSET', KEYS[5], ARGV[5], ARGV[7])
+redis.call('ZADD', KEYS[6], now + tonumber(ARGV[6]), ARGV[5])
 return 0`;
+
+const DUE = `
+${NOW}
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))`;
+
+// The job exists only while its lease does, or once committed: a lapsed submission stores nothing.
+const CREATE = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return {0} end
+if KEYS[3] and not redis.call('SET', KEYS[3], ARGV[1], 'NX') then return {2, redis.call('GET', KEYS[3])} end
+redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+return {1}`;
+
+const COMMIT = `
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1`;
+
+// ARGV[2] == '1': only a lapsed lease (the sweep, which may race the submission's own commit).
+// A job whose items already run (queued before the failure, and taken by a worker) is kept and
+// committed instead: its items free their own budget, so giving the lease's back would count twice.
+const ABANDON = `
+local lease = redis.call('HGET', KEYS[1], ARGV[1])
+if not lease then return 0 end
+if ARGV[2] == '1' then
+  ${NOW}
+  local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
+  if due and tonumber(due) > now then return 0 end
+end
+local status = redis.call('HGET', KEYS[7], 'status')
+if (status and status ~= 'queued') or redis.call('SCARD', KEYS[9]) > 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1])
+  return 2
+end
+local l = cjson.decode(lease)
+redis.call('DECR', KEYS[3]) redis.call('DECR', KEYS[4])
+redis.call('DECRBY', KEYS[5], l.c) redis.call('DECRBY', KEYS[6], l.n)
+redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[7], KEYS[8], KEYS[9])
+if KEYS[10] and redis.call('GET', KEYS[10]) == ARGV[1] then redis.call('DEL', KEYS[10]) end
+return 1`;
 
 const MARK_STARTED = `
 if redis.call('HGET', KEYS[1], 'status') == 'queued' then
@@ -32,12 +79,10 @@ if s ~= 'queued' and s ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[1])
 return 1`;
 
-// Once per item index: a second report of the same item frees no budget and counts nothing.
+// Once per item index: a second report of the same item frees no budget and counts nothing, nor
+// does an item of a job that is gone (expired, or abandoned after its items were queued).
 const ITEM_FINISHED = `
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('DECRBY', KEYS[2], ARGV[1]) redis.call('DECR', KEYS[3])
-  return 0
-end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('SADD', KEYS[4], ARGV[2]) == 0 then return redis.call('SCARD', KEYS[4]) end
 redis.call('DECRBY', KEYS[2], ARGV[1]) redis.call('DECR', KEYS[3])
 return redis.call('SCARD', KEYS[4])`;
@@ -58,16 +103,34 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1`;
 
+/** A lease as stored: short keys, since every pending submission holds one. */
+interface StoredLease {
+  /** keyId */
+  k: string;
+  /** chars */
+  c: number;
+  /** items */
+  n: number;
+  /** the Idempotency-Key's Redis key */
+  i?: string;
+}
+
+/** Lapsed leases given back per sweep: a sweep runs before each reservation, so a backlog clears. */
+const SWEEP_BATCH = 16;
+
 const STATUSES: readonly JobStatus[] = ['queued', 'running', 'done', 'failed'];
 const WEBHOOK_STATUSES: readonly WebhookStatus[] = ['pending', 'delivered', 'failed'];
 
 export class RedisJobStore implements JobStore {
   readonly #redis: Redis;
   readonly #p: string;
+  readonly #leaseMs: number;
 
-  constructor(redis: Redis, prefix: string) {
+  /** `leaseMs`: how long a submission may take from reserve to commit before its counts are given back. */
+  constructor(redis: Redis, prefix: string, options: { leaseMs: number }) {
     this.#redis = redis;
     this.#p = prefix;
+    this.#leaseMs = options.leaseMs;
   }
 
   #job(id: string): string {
@@ -89,6 +152,9 @@ export class RedisJobStore implements JobStore {
   #unfinishedFor(keyId: string): string {
     return `${this.#p}:unfinished:${keyId}`;
   }
+  #leases(): [string, string] {
+    return [`${this.#p}:leases`, `${this.#p}:lease-deadlines`];
+  }
 
   /** Runs a Redis call; a connection problem becomes JobsUnavailableError (503 with Retry-After). */
   async #do<T>(work: () => Promise<T>): Promise<T> {
@@ -99,34 +165,17 @@ export class RedisJobStore implements JobStore {
     }
   }
 
-  async reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation> {
-    const keys = [this.#unfinishedFor(keyId), this.#counter('unfinished'), this.#counter('chars'), this.#counter('pending')];
-    const r = await this.#do(() => this.#redis.eval(RESERVE, keys.length, ...keys, limits.perKey, chars, limits.maxChars, items));
+  async reserve(lease: Lease, limits: JobLimits): Promise<Reservation> {
+    await this.#sweep();
+    const stored: StoredLease = { k: lease.keyId, c: lease.chars, n: lease.items };
+    if (lease.idempotencyKey !== undefined) stored.i = this.#idem(lease.keyId, lease.idempotencyKey);
+    const keys = [this.#unfinishedFor(lease.keyId), this.#counter('unfinished'), this.#counter('chars'), this.#counter('pending'), ...this.#leases()];
+    const args = [limits.perKey, lease.chars, limits.maxChars, lease.items, lease.jobId, this.#leaseMs, JSON.stringify(stored)];
+    const r = await this.#do(() => this.#redis.eval(RESERVE, keys.length, ...keys, ...args));
     return r === 1 ? 'per_key_limit' : r === 2 ? 'queue_full' : 'ok';
   }
 
-  async unreserve(keyId: string, chars: number, items: number): Promise<void> {
-    await this.#do(() =>
-      this.#redis
-        .multi()
-        .decr(this.#unfinishedFor(keyId))
-        .decr(this.#counter('unfinished'))
-        .decrby(this.#counter('chars'), chars)
-        .decrby(this.#counter('pending'), items)
-        .exec(),
-    );
-  }
-
   async create(record: JobRecord): Promise<{ created: true } | { created: false; existingJobId: string }> {
-    if (record.idempotency !== undefined) {
-      const key = this.#idem(record.keyId, record.idempotency.key);
-      // Claimed before the job exists: two replicas taking the same key at once create one job.
-      const claimed = await this.#do(() => this.#redis.set(key, record.id, 'NX'));
-      if (claimed === null) {
-        const existing = await this.#do(() => this.#redis.get(key));
-        if (existing !== null) return { created: false, existingJobId: existing };
-      }
-    }
     const fields: Record<string, string> = {
       keyId: record.keyId,
       status: record.status,
@@ -144,8 +193,43 @@ export class RedisJobStore implements JobStore {
       fields.idemKey = record.idempotency.key;
       fields.fingerprint = record.idempotency.fingerprint;
     }
-    await this.#do(() => this.#redis.hset(this.#job(record.id), fields));
-    return { created: true };
+    const keys = [this.#leases()[0], this.#job(record.id)];
+    if (record.idempotency !== undefined) keys.push(this.#idem(record.keyId, record.idempotency.key));
+    const [outcome, existing] = (await this.#do(() => this.#redis.eval(CREATE, keys.length, ...keys, record.id, ...Object.entries(fields).flat()))) as [number, string?];
+    if (outcome === 0) throw new JobsUnavailableError(`the submission of job ${record.id} took longer than its lease (JOB_LOCK_MS)`);
+    return outcome === 2 && existing !== undefined ? { created: false, existingJobId: existing } : { created: true };
+  }
+
+  async commit(jobId: string): Promise<boolean> {
+    const keys = this.#leases();
+    return (await this.#do(() => this.#redis.eval(COMMIT, keys.length, ...keys, jobId))) === 1;
+  }
+
+  async abandon(jobId: string): Promise<void> {
+    await this.#abandon(jobId, false);
+  }
+
+  /** Gives back leases that lapsed: their submissions will never commit. */
+  async #sweep(): Promise<void> {
+    const due = (await this.#do(() => this.#redis.eval(DUE, 1, this.#leases()[1], SWEEP_BATCH))) as string[];
+    // Best effort: one lease that cannot be given back must not refuse every submission.
+    for (const jobId of due) await this.#abandon(jobId, true).catch(() => undefined);
+  }
+
+  async #abandon(jobId: string, onlyLapsed: boolean): Promise<void> {
+    const [leases, deadlines] = this.#leases();
+    const raw = await this.#do(() => this.#redis.hget(leases, jobId));
+    if (raw === null) {
+      // Committed or given back since. A deadline without its lease cannot be written, but one would be
+      // read by every sweep, so it goes.
+      if (onlyLapsed) await this.#do(() => this.#redis.zrem(deadlines, jobId));
+      return;
+    }
+    const lease = JSON.parse(raw) as StoredLease;
+    const keys = [leases, deadlines, this.#unfinishedFor(lease.k), this.#counter('unfinished'), this.#counter('chars'), this.#counter('pending')];
+    keys.push(this.#job(jobId), this.#results(jobId), this.#finished(jobId));
+    if (lease.i !== undefined) keys.push(lease.i);
+    await this.#do(() => this.#redis.eval(ABANDON, keys.length, ...keys, jobId, onlyLapsed ? '1' : '0'));
   }
 
   async get(jobId: string): Promise<JobRecord | undefined> {
@@ -232,6 +316,8 @@ export class RedisJobStore implements JobStore {
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {
+    // The gauges read true between submissions too.
+    await this.#sweep();
     const [unfinished, pending] = await this.#do(() => this.#redis.mget(this.#counter('unfinished'), this.#counter('pending')));
     return { unfinishedJobs: Number(unfinished ?? 0), pendingItems: Number(pending ?? 0) };
   }

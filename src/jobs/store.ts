@@ -2,7 +2,7 @@
 // implementations: this in-memory one (a single process) and RedisJobStore (shared by replicas).
 // Neither ever holds conversation text: items travel through the scheduler, results are scores.
 import type { V2Prediction } from './result.ts';
-import type { JobStatus, WebhookStatus } from './types.ts';
+import { JobsUnavailableError, type JobStatus, type WebhookStatus } from './types.ts';
 
 export interface JobRecord {
   id: string;
@@ -23,21 +23,47 @@ export interface JobRecord {
 
 export type Reservation = 'ok' | 'per_key_limit' | 'queue_full';
 
+/** What a submission holds against the limits from reserve until its job is queued (commit) or given up (abandon). */
+export interface Lease {
+  /** The job's id, chosen before it is reserved. */
+  jobId: string;
+  keyId: string;
+  chars: number;
+  items: number;
+  /** The caller's Idempotency-Key, whose claim goes with the job if the submission is given up. */
+  idempotencyKey?: string;
+}
+
 export interface JobLimits {
   perKey: number;
   maxChars: number;
 }
 
 export interface JobStore {
-  /** Counts a new job against the per-key and the global limit, atomically, or names the one that refuses it. */
-  reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation>;
-  /** Gives back a reservation whose job was never created. */
-  unreserve(keyId: string, chars: number, items: number): Promise<void>;
   /**
-   * Stores a new job. With an Idempotency-Key, the key is claimed atomically first: when another
+   * Counts a new job against the per-key and the global limit, atomically, or names the one that
+   * refuses it. The counts are held under the lease until `commit` or `abandon`. A shared store gives
+   * back a lease that neither reached within its lease time (its replica died mid-submission, or a
+   * write was carried out but its answer lost), before it counts the next reservation.
+   */
+  reserve(lease: Lease, limits: JobLimits): Promise<Reservation>;
+  /**
+   * Stores the lease's job. With an Idempotency-Key, the key is claimed atomically first: when another
    * submission (here or on another replica) holds it, nothing is stored and that job's id returned.
+   * Throws JobsUnavailableError when the lease was given back (lapsed): nothing is stored then.
    */
   create(record: JobRecord): Promise<{ created: true } | { created: false; existingJobId: string }>;
+  /**
+   * The job's items are queued: from now on the job holds its counts until its items finish and it
+   * completes. False when the lease had already been given back (the job is gone: answer 503).
+   */
+  commit(jobId: string): Promise<boolean>;
+  /**
+   * Gives a submission up: frees its lease's counts and deletes its job and Idempotency-Key claim, if
+   * stored. Does nothing to a committed job, and nothing the second time. A job whose items already
+   * run (a shared queue took them before the submission failed) is committed instead and runs on.
+   */
+  abandon(jobId: string): Promise<void>;
   get(jobId: string): Promise<JobRecord | undefined>;
   /** Results keyed by conversation id, in input order. */
   results(record: JobRecord): Promise<Record<string, V2Prediction>>;
@@ -49,7 +75,9 @@ export interface JobStore {
   fail(jobId: string, error: string): Promise<boolean>;
   /**
    * Item `index` is accounted for (scored, failed or skipped): frees its budget; returns how many are.
-   * Counted once per index however often it is reported (a shared queue may run an item twice).
+   * Counted once per index however often it is reported (a shared queue may run an item twice). An
+   * item of a job that no longer exists (expired, or abandoned after its items were queued) frees
+   * nothing: its budget went with the job.
    */
   itemFinished(jobId: string, chars: number, index: number): Promise<number>;
   /**
@@ -78,6 +106,7 @@ export class MemoryJobStore implements JobStore {
   readonly #jobs = new Map<string, MemoryJob>();
   readonly #idempotent = new Map<string, string>();
   readonly #unfinishedByKey = new Map<string, number>();
+  readonly #leases = new Map<string, Lease>();
   /** Finished jobs in completion order: the eviction order past maxRetainedResults. */
   readonly #finished = new Set<MemoryJob>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -93,24 +122,42 @@ export class MemoryJobStore implements JobStore {
     this.#onEvict = options.onEvict ?? (() => {});
   }
 
-  async reserve(keyId: string, chars: number, items: number, limits: JobLimits): Promise<Reservation> {
+  // A lease here never lapses: a process that dies mid-submission takes every count with it.
+  async reserve(lease: Lease, limits: JobLimits): Promise<Reservation> {
+    const { keyId, chars, items } = lease;
     if ((this.#unfinishedByKey.get(keyId) ?? 0) >= limits.perKey) return 'per_key_limit';
     if (this.#queuedChars + chars > limits.maxChars) return 'queue_full';
     this.#unfinishedByKey.set(keyId, (this.#unfinishedByKey.get(keyId) ?? 0) + 1);
     this.#queuedChars += chars;
     this.#pendingItems += items;
     this.#unfinished++;
+    this.#leases.set(lease.jobId, lease);
     return 'ok';
   }
 
-  async unreserve(keyId: string, chars: number, items: number): Promise<void> {
-    this.#releaseKey(keyId);
-    this.#queuedChars -= chars;
-    this.#pendingItems -= items;
+  async commit(jobId: string): Promise<boolean> {
+    return this.#leases.delete(jobId);
+  }
+
+  async abandon(jobId: string): Promise<void> {
+    const lease = this.#leases.get(jobId);
+    if (lease === undefined) return;
+    this.#leases.delete(jobId);
+    const job = this.#jobs.get(jobId);
+    if (job !== undefined && (job.record.status !== 'queued' || job.finished.size > 0)) return;
+    this.#releaseKey(lease.keyId);
+    this.#queuedChars -= lease.chars;
+    this.#pendingItems -= lease.items;
     this.#unfinished--;
+    this.#jobs.delete(jobId);
+    if (lease.idempotencyKey !== undefined) {
+      const key = idemKey(lease.keyId, lease.idempotencyKey);
+      if (this.#idempotent.get(key) === jobId) this.#idempotent.delete(key);
+    }
   }
 
   async create(record: JobRecord): Promise<{ created: true } | { created: false; existingJobId: string }> {
+    if (!this.#leases.has(record.id)) throw new JobsUnavailableError(`job ${record.id} has no reservation`);
     if (record.idempotency !== undefined) {
       const key = idemKey(record.keyId, record.idempotency.key);
       const existing = this.#idempotent.get(key);
@@ -170,10 +217,10 @@ export class MemoryJobStore implements JobStore {
 
   async itemFinished(jobId: string, chars: number, index: number): Promise<number> {
     const job = this.#jobs.get(jobId);
-    if (job?.finished.has(index) === true) return job.finished.size;
+    if (job === undefined) return 0;
+    if (job.finished.has(index)) return job.finished.size;
     this.#queuedChars -= chars;
     this.#pendingItems--;
-    if (job === undefined) return 0;
     job.finished.add(index);
     return job.finished.size;
   }

@@ -40,8 +40,8 @@ export interface SharedRedisOptions {
 export const LIMITER_TIMEOUT_MS = 1000;
 /**
  * The job store's limit. Longer, because a store write that Redis carried out but answered late
- * reads as failed (a reservation would then hold its key's budget): only a Redis that is as good as
- * hung takes this long over one small script.
+ * reads as failed (its submission answers 503, and the job limits it holds wait for its lease to
+ * lapse): only a Redis that is as good as hung takes this long over one small script.
  */
 export const STORE_TIMEOUT_MS = 5000;
 /** How often readiness asks Redis for a PING: a hung server answers nothing and reads as down. */

@@ -1,6 +1,8 @@
 // A TCP proxy between the service and a test's Redis, so the network can fail on cue: `cut` drops
 // every connection and turns new ones away for a while (a restart or a network blip), `freeze`
-// keeps connections open while nothing passes (a hung server, or a network that drops packets).
+// keeps connections open while nothing passes (a hung server, or a network that drops packets),
+// `loseRepliesAfter` lets a request through and loses its answer (the server did the work, the
+// client never hears so).
 import net from 'node:net';
 
 export interface TcpProxy {
@@ -10,6 +12,11 @@ export interface TcpProxy {
   /** Stops all traffic, in both directions, until `thaw`; nothing is lost, only held. */
   freeze(): void;
   thaw(): void;
+  /**
+   * The next request whose bytes contain `needle` reaches the server, and from then on nothing the
+   * server sends on that connection reaches the client (until `cut` replaces the connections).
+   */
+  loseRepliesAfter(needle: string): void;
   close(): Promise<void>;
 }
 
@@ -17,6 +24,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const pairs = new Set<[net.Socket, net.Socket]>();
   let refusing = false;
   let frozen = false;
+  let armed: string | undefined;
   const connect = ([client, upstream]: [net.Socket, net.Socket]) => {
     client.pipe(upstream);
     upstream.pipe(client);
@@ -38,6 +46,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       s.on('error', end);
       s.on('close', end);
     }
+    client.on('data', (chunk: Buffer) => {
+      if (armed === undefined || !chunk.includes(armed)) return;
+      armed = undefined;
+      upstream.unpipe(client);
+      upstream.on('data', () => {});
+    });
     if (frozen) client.pause();
     else connect(pair);
   });
@@ -67,6 +81,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     thaw() {
       frozen = false;
       for (const pair of pairs) connect(pair);
+    },
+    loseRepliesAfter(needle) {
+      armed = needle;
     },
     async close() {
       for (const [client, upstream] of pairs) {

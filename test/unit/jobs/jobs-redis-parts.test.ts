@@ -1,5 +1,5 @@
 // The Redis parts on their own, against a real redis-server: the store counts an item once however
-// often a queue reports it, and the BullMQ scheduler gives a job's item up to the job (which then
+// often a queue reports it, gives back a submission that never reached its commit, and the BullMQ scheduler gives a job's item up to the job (which then
 // fails) when every attempt at it was cut off, instead of leaving the job running forever.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
@@ -8,7 +8,8 @@ import { QueueScheduler } from '../../../src/jobs/queue-scheduler.ts';
 import { RedisJobStore } from '../../../src/jobs/redis-store.ts';
 import type { QueuedItem } from '../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../src/jobs/sealing.ts';
-import type { JobRecord } from '../../../src/jobs/store.ts';
+import type { JobRecord, Lease } from '../../../src/jobs/store.ts';
+import { JobsUnavailableError } from '../../../src/jobs/types.ts';
 import { connectRedis, type SharedRedis } from '../../../src/ops/redis.ts';
 import { startRedis, type RedisServer } from '../../helpers/redis.ts';
 import { until } from '../../helpers/wait.ts';
@@ -35,14 +36,25 @@ const record = (ids: string[], idem?: string): JobRecord => ({
   ...(idem === undefined ? {} : { idempotency: { key: idem, fingerprint: 'f' } }),
 });
 const limits = { perKey: 10, maxChars: 1_000_000 };
+const leaseOf = (r: JobRecord, chars: number): Lease => ({
+  jobId: r.id,
+  keyId: r.keyId,
+  chars,
+  items: r.ids.length,
+  ...(r.idempotency === undefined ? {} : { idempotencyKey: r.idempotency.key }),
+});
+/** A store with a key prefix of its own, so its counters start at zero. */
+const freshStore = (leaseMs = 60_000) => new RedisJobStore(redis.command, `${redis.prefix}-${randomUUID().slice(0, 8)}`, { leaseMs });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const score = { harmfulness_score: 0.1, is_harmful: false, risk_level: 'Safe' as const, predatory_user: 'neither' as const, user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
 
 describe('RedisJobStore counts each item once', () => {
   it('a result and an item reported twice (a queue may run an item twice) count once, and free their budget once', async () => {
-    const store = new RedisJobStore(redis.command, redis.prefix);
+    const store = freshStore();
     const r = record(['a', 'b']);
-    expect(await store.reserve(r.keyId, 30, 2, limits)).toBe('ok');
+    expect(await store.reserve(leaseOf(r, 30), limits)).toBe('ok');
     expect(await store.create(r)).toEqual({ created: true });
+    expect(await store.commit(r.id)).toBe(true);
     await store.markStarted(r.id, Date.now());
     await store.addResult(r.id, 'a', score);
     await store.addResult(r.id, 'a', score);
@@ -58,14 +70,108 @@ describe('RedisJobStore counts each item once', () => {
   });
 
   it('two submissions claiming one Idempotency-Key at once create one job', async () => {
-    const store = new RedisJobStore(redis.command, redis.prefix);
+    const store = freshStore();
     const [a, b] = [record(['x'], 'same-key'), record(['x'], 'same-key')];
+    for (const r of [a, b]) expect(await store.reserve(leaseOf(r, 1), limits)).toBe('ok');
     const results = await Promise.all([store.create(a), store.create(b)]);
     const created = results.filter((x) => x.created);
     expect(created).toHaveLength(1);
     const winner = results[0]!.created ? a.id : b.id;
     expect(results.find((x) => !x.created)).toEqual({ created: false, existingJobId: winner });
     expect(await store.findIdempotent('key_a', 'same-key')).toBe(winner);
+  });
+});
+
+describe('RedisJobStore gives back a submission that never reaches its commit', () => {
+  const one = { perKey: 1, maxChars: 1_000_000 };
+
+  it('a lease that lapses (its replica died mid-submission) is given back before the next reservation: budget, job and Idempotency-Key claim', async () => {
+    const store = freshStore(300);
+    const dead = record(['a', 'b'], 'k-1');
+    expect(await store.reserve(leaseOf(dead, 40), one)).toBe('ok');
+    expect(await store.create(dead)).toEqual({ created: true });
+    // Its replica stops here, before queueing the items or committing.
+    const next = record(['c']);
+    expect(await store.reserve(leaseOf(next, 5), one)).toBe('per_key_limit');
+    await sleep(400);
+    expect(await store.reserve(leaseOf(next, 5), one)).toBe('ok');
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 1 });
+    expect(await store.get(dead.id)).toBeUndefined();
+    expect(await store.findIdempotent('key_a', 'k-1')).toBeUndefined();
+    // The replica was only slow: it learns the job is gone and stores nothing more.
+    expect(await store.commit(dead.id)).toBe(false);
+    await expect(store.create(dead)).rejects.toBeInstanceOf(JobsUnavailableError);
+    expect(await store.get(dead.id)).toBeUndefined();
+  });
+
+  it('the gauges read a lapsed lease as given back without waiting for another submission', async () => {
+    const store = freshStore(200);
+    const r = record(['a', 'b', 'c']);
+    expect(await store.reserve(leaseOf(r, 30), limits)).toBe('ok');
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 3 });
+    await sleep(300);
+    expect(await store.counts()).toEqual({ unfinishedJobs: 0, pendingItems: 0 });
+  });
+
+  it('abandon gives back exactly what was reserved, once, and an item of the abandoned job queued anyway frees nothing', async () => {
+    const store = freshStore();
+    const kept = record(['k']);
+    expect(await store.reserve(leaseOf(kept, 7), limits)).toBe('ok');
+    expect(await store.create(kept)).toEqual({ created: true });
+    expect(await store.commit(kept.id)).toBe(true);
+    const r = record(['a', 'b'], 'k-2');
+    expect(await store.reserve(leaseOf(r, 50), limits)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    await store.abandon(r.id);
+    await store.abandon(r.id);
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 1 });
+    expect(await store.get(r.id)).toBeUndefined();
+    expect(await store.findIdempotent('key_a', 'k-2')).toBeUndefined();
+    // Its items reached the queue before the failure was seen: they run, find no job, count nothing.
+    expect(await store.itemFinished(r.id, 25, 0)).toBe(0);
+    expect(await store.itemFinished(r.id, 25, 1)).toBe(0);
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 1 });
+    // Only the committed job's own items free its budget, and abandon cannot touch it.
+    await store.abandon(kept.id);
+    expect(await store.get(kept.id)).toMatchObject({ status: 'queued' });
+    expect(await store.itemFinished(kept.id, 7, 0)).toBe(1);
+    expect(await store.complete(kept.id, Date.now(), 60_000)).toMatchObject({ status: 'done' });
+    expect(await store.counts()).toEqual({ unfinishedJobs: 0, pendingItems: 0 });
+    // The abandoned claim is free: the same Idempotency-Key makes a new job.
+    const retry = record(['a', 'b'], 'k-2');
+    expect(await store.reserve(leaseOf(retry, 50), limits)).toBe('ok');
+    expect(await store.create(retry)).toEqual({ created: true });
+  });
+
+  it('a job whose items already run when its lease lapses is kept and runs on: its items free its budget once', async () => {
+    const store = freshStore(200);
+    const r = record(['a', 'b'], 'k-3');
+    expect(await store.reserve(leaseOf(r, 30), limits)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    // A worker took the first item before the submitting replica died (no commit).
+    await store.markStarted(r.id, Date.now());
+    await store.addResult(r.id, 'a', score);
+    expect(await store.itemFinished(r.id, 10, 0)).toBe(1);
+    await sleep(300);
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 1 });
+    await store.abandon(r.id);
+    expect(await store.get(r.id)).toMatchObject({ status: 'running', done: 1 });
+    expect(await store.findIdempotent('key_a', 'k-3')).toBe(r.id);
+    expect(await store.itemFinished(r.id, 20, 1)).toBe(2);
+    expect(await store.complete(r.id, Date.now(), 60_000)).toMatchObject({ status: 'done' });
+    expect(await store.counts()).toEqual({ unfinishedJobs: 0, pendingItems: 0 });
+  });
+
+  it('a committed job keeps its budget past the lease time, until it completes', async () => {
+    const store = freshStore(100);
+    const r = record(['a']);
+    expect(await store.reserve(leaseOf(r, 9), one)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    expect(await store.commit(r.id)).toBe(true);
+    await sleep(200);
+    expect(await store.reserve(leaseOf(record(['b']), 9), one)).toBe('per_key_limit');
+    expect(await store.get(r.id)).toMatchObject({ status: 'queued' });
+    expect(await store.counts()).toEqual({ unfinishedJobs: 1, pendingItems: 1 });
   });
 });
 

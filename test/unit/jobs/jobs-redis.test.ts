@@ -244,6 +244,43 @@ describe('a Redis that fails for a while loses nothing', () => {
   }, 60_000);
 });
 
+describe('a submission that never finished holds no budget for good', () => {
+  it('gives the key its slot back once the lease lapses when Redis carried out a reservation but its answer was lost', async () => {
+    const proxy = await startTcpProxy(redis.port);
+    try {
+      const t = await startTestApp({ env: sharedEnv({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, JOB_MAX_QUEUED_PER_KEY: '1', JOB_LOCK_MS: '1000' }) });
+      apps.push(t);
+      const ready = async () => ((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200 ? true : undefined);
+      await until(ready, 10_000);
+      const submit = () => t.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'c', messages: messages(2) }] } });
+      proxy.loseRepliesAfter('reserve: counts a submission');
+      const lost = await submit();
+      expect(lost.statusCode).toBe(503);
+      await proxy.cut(100);
+      await until(ready, 10_000, 100);
+      // Redis counted the reservation: until its lease lapses (JOB_LOCK_MS, but at least 15 s, from
+      // the reservation: about 10 s from now), the key is at its limit.
+      expect((await submit()).statusCode).toBe(429);
+      const accepted = await until(async () => {
+        const res = await submit();
+        return res.statusCode === 202 ? res : undefined;
+      }, 30_000, 250);
+      const url = accepted.json().poll_url as string;
+      const job = await until(async () => {
+        const j = (await t.app.inject({ method: 'GET', url, headers: bearer() })).json();
+        return j.status === 'done' ? j : undefined;
+      }, 30_000, 100);
+      expect(job.progress).toEqual({ done: 1, total: 1 });
+      // The lost submission counts nowhere any more: not in the key's slot, nor in the shared gauges.
+      const metrics = await t.metrics.registry.metrics();
+      expect(metrics).toMatch(/conversation_risk_jobs_queue_depth 0/);
+      expect(metrics).toMatch(/conversation_risk_job_items_pending 0/);
+    } finally {
+      await proxy.close();
+    }
+  }, 90_000);
+});
+
 describe('a replica killed mid-job loses nothing', () => {
   const procs: ServerProcess[] = [];
   afterAll(() => {

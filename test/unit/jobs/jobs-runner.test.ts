@@ -255,6 +255,33 @@ describe('logs of a job item that could not be recorded', () => {
   });
 });
 
+describe('a submission that cannot be queued leaves nothing behind', () => {
+  /** The local queue, whose first enqueue fails (a queue that could not be reached). */
+  class FailingOnceScheduler extends LocalScheduler {
+    failures = 1;
+    override async enqueue(items: QueuedItem[]): Promise<void> {
+      if (this.failures-- > 0) throw new Error('queue unreachable');
+      await super.enqueue(items);
+    }
+  }
+
+  it('answers unavailable, gives the budget and the Idempotency-Key back, and keeps no job', async () => {
+    const registry = new Registry();
+    const jobs = new JobService(
+      { config: testConfig({ JOB_MAX_QUEUED_PER_KEY: '1' }), scorer, registry, logger: silent },
+      { store: new MemoryJobStore(), scheduler: new FailingOnceScheduler(2), notifier: new LocalNotifier() },
+    );
+    const idempotency = { key: 'same', fingerprint: 'f1' };
+    await expect(jobs.submit({ keyId: 'k', items: items(3), idempotency })).rejects.toBeInstanceOf(JobsUnavailableError);
+    const gauges = await registry.metrics();
+    expect(gauges).toMatch(/conversation_risk_jobs_queue_depth 0/);
+    expect(gauges).toMatch(/conversation_risk_job_items_pending 0/);
+    // With JOB_MAX_QUEUED_PER_KEY=1, a slot still held would refuse this; a kept claim would replay a dead job.
+    const job = await accepted(jobs.submit({ keyId: 'k', items: items(3), idempotency }));
+    expect((await settle(jobs, 'k', job.job_id)).progress).toEqual({ done: 3, total: 3 });
+  });
+});
+
 describe('a shared queue runs an item again when the store could not record it', () => {
   /** Runs items one by one and, as BullMQ does after a DelayedError, runs an item again when it throws. */
   class RerunningQueue implements Scheduler {
