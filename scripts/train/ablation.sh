@@ -24,7 +24,7 @@ BASE="$ROOT/.tmp/ablation"; mkdir -p "$BASE" "$ROOT/reports"
 
 # label and train.sh arguments of each row
 declare -A LABEL ARGS
-LABEL[full]="shipped recipe (one member): hybrid vocabulary, frozen pretrained vectors, all data changes"; ARGS[full]=""
+LABEL[full]="3.4.0's recipe (one member, no errand chats): hybrid vocabulary, frozen pretrained vectors, all data changes"; ARGS[full]=""
 LABEL[wordpiece]="WordPiece from scratch (no pretrained vectors), all data changes"; ARGS[wordpiece]="--vocab wordpiece"
 LABEL[finetuned]="hybrid vocabulary, pretrained vectors fine-tuned (a learned correction per word)"; ARGS[finetuned]="--pretrained-residual"
 LABEL[no-register]="without chat register (register, register-shift)"; ARGS[no-register]="--without register,registerShift"

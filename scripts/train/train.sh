@@ -12,7 +12,7 @@
 #   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
 #   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
-#   npm run train -- --errands 0               # no benign chats of adults' errands and coworkers (3.4.0: 1,500)
+#   npm run train -- --errands 0               # 3.4.0's corpus: no chats of adults' errands and coworkers (default 1,500, 3.5.0's)
 #   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
 set -euo pipefail
@@ -85,13 +85,15 @@ done
 if [[ -z "$VERSION" && ${#MEMBER_ARGS[@]} -gt 0 ]]; then
   echo "train.sh: --member-args trains a model of its own; name it with --version" >&2; exit 2
 fi
+[[ "$ERRANDS" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --errands takes a whole number, not $ERRANDS" >&2; exit 2; }
+# A smoke run is no released model, whatever its options.
+[[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
 if [[ -z "$VERSION" ]]; then
   case "$MEMBERS:$ERRANDS" in
     2:1500) VERSION=3.5.0 ;;
     2:0) VERSION=3.4.0 ;;
     1:0) VERSION=3.3.0 ;;
-    *) [[ $SMOKE == 1 ]] || { echo "train.sh: no released model has $MEMBERS network(s) and $ERRANDS errand chats; name it with --version" >&2; exit 2; }
-       VERSION=0.0.0-smoke ;;
+    *) echo "train.sh: no released model has $MEMBERS network(s) and $ERRANDS errand chats; name it with --version" >&2; exit 2 ;;
   esac
 fi
 
