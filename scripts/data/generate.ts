@@ -643,10 +643,14 @@ function chooseFamily(rng: Rng, families: readonly Family[]): Family {
   return families[families.length - 1] as Family;
 }
 
+/** Split by id hash out of 100: below TRAIN_BELOW train, below VAL_BELOW validation, the rest test. */
+const TRAIN_BELOW = 78;
+const VAL_BELOW = 89;
+
 function splitFor(family: string, id: string): Split {
   if (TEST_FAMILIES.includes(family)) return 'test';
   const h = hash32(id) % 100;
-  return h < 78 ? 'train' : h < 89 ? 'val' : 'test';
+  return h < TRAIN_BELOW ? 'train' : h < VAL_BELOW ? 'val' : 'test';
 }
 
 /** Chats of at least this many messages count as long (tag `long`). */
@@ -861,7 +865,8 @@ export function errandSlice(seed: number, count: number, sw: DataSwitches): Labe
   for (let i = 0; i < count; i++) {
     const family = chooseFamily(rng, ERRAND_FAMILIES);
     const id = `gen-${seed}-errand-${i}`;
-    out.push(renderRecord(family, id, hash32(id) % 89 < 78 ? 'train' : 'val', rng, sw));
+    // splitFor's train and validation shares, without its test share.
+    out.push(renderRecord(family, id, hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val', rng, sw));
   }
   return out;
 }

@@ -48,15 +48,12 @@ if ARGV[2] == '1' then
   local due = redis.call('ZSCORE', KEYS[2], ARGV[1])
   if due and tonumber(due) > now then return 0 end
 end
+redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1])
 local status = redis.call('HGET', KEYS[7], 'status')
-if (status and status ~= 'queued') or redis.call('SCARD', KEYS[9]) > 0 then
-  redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1])
-  return 2
-end
+if (status and status ~= 'queued') or redis.call('SCARD', KEYS[9]) > 0 then return 2 end
 local l = cjson.decode(lease)
 redis.call('DECR', KEYS[3]) redis.call('DECR', KEYS[4])
 redis.call('DECRBY', KEYS[5], l.c) redis.call('DECRBY', KEYS[6], l.n)
-redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('DEL', KEYS[7], KEYS[8], KEYS[9])
 if KEYS[10] and redis.call('GET', KEYS[10]) == ARGV[1] then redis.call('DEL', KEYS[10]) end
 return 1`;
