@@ -4,16 +4,18 @@
 //   node scripts/data/corpus.ts --out .tmp/data/corpus.jsonl [--seed 7] [--n 16000]
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
-//        [--thin-share 0.3] [--errands 1500]
+//        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
 // --errands adds that many chats of adults' errands and coworkers to training and validation (errandSlice).
+// --repetitive adds that many long chats, both classes, whose small talk repeats a few lines (repetitiveSlice).
+// --friends adds that many chats of teen friends' apps, videos, calls and plans (friendSlice).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATA_SWITCHES, allSwitches, errandSlice, generate, type DataSwitches } from './generate.ts';
+import { DATA_SWITCHES, allSwitches, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { importJsonl, importPan12 } from './importers.ts';
 import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
@@ -57,6 +59,10 @@ export interface CorpusOptions {
   thinShare?: number | undefined;
   /** Records of adults' errands and coworkers added to training and validation (errandSlice; default 0). */
   errands?: number | undefined;
+  /** Long chats of both classes whose small talk repeats a few lines, in training and validation (repetitiveSlice; default 0). */
+  repetitive?: number | undefined;
+  /** Benign chats of teen friends' apps, videos, calls and plans, in training and validation (friendSlice; default 0). */
+  friends?: number | undefined;
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
@@ -72,6 +78,8 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
   if (o.synthetic && (o.errands ?? 0) > 0) out.push(...errandSlice(o.seed, o.errands ?? 0, sw));
+  if (o.synthetic && (o.repetitive ?? 0) > 0) out.push(...repetitiveSlice(o.seed, o.repetitive ?? 0, sw));
+  if (o.synthetic && (o.friends ?? 0) > 0) out.push(...friendSlice(o.seed, o.friends ?? 0, sw));
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
@@ -111,10 +119,15 @@ if (import.meta.main) {
       without: { type: 'string', default: '' },
       'thin-share': { type: 'string', default: String(THIN_SHARE) },
       errands: { type: 'string', default: '0' },
+      repetitive: { type: 'string', default: '0' },
+      friends: { type: 'string', default: '0' },
     },
   });
   const thinShare = Number(values['thin-share']);
-  if (!(Number.isInteger(Number(values.errands)) && Number(values.errands) >= 0)) throw new Error(`--errands: a count of records, not ${values.errands}`);
+  for (const option of ['errands', 'repetitive', 'friends'] as const) {
+    const count = Number(values[option]);
+    if (!(Number.isInteger(count) && count >= 0)) throw new Error(`--${option}: a count of records, not ${values[option]}`);
+  }
   if (!(thinShare >= 0 && thinShare <= 1)) throw new Error(`--thin-share: a share from 0 to 1, not ${values['thin-share']}`);
   if (!values.out) throw new Error('--out is required');
   if (values.pan12 && !values['pan12-predators']) throw new Error('--pan12 needs --pan12-predators');
@@ -130,6 +143,8 @@ if (import.meta.main) {
     switches: switchesWithout(values.without.split(',').map((x) => x.trim())),
     thinShare,
     errands: Number(values.errands),
+    repetitive: Number(values.repetitive),
+    friends: Number(values.friends),
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

@@ -79,6 +79,10 @@ const HARMFUL_BANKS = new Set<readonly string[]>([
 
 /** Banks of small talk that every family draws on (Move.smallTalk), besides the fixed greetings of Ctx.line. */
 const SMALL_TALK_BANKS = new Set<readonly string[]>([P.FILLER, P.EVERYDAY, P.EVERYDAY_REPLY, P.B_ORDINARY, P.SHORT_TALK, P.V_INITIATE]);
+/** Banks a narrow chat (repetitiveSlice) draws from a few fixed lines: its small talk and the lines that open its days. */
+const NARROW_BANKS = new Set<readonly string[]>([...SMALL_TALK_BANKS, P.DAY_START]);
+/** How many lines a narrow chat keeps of each such bank. */
+const NARROW_LINES = { min: 2, max: 7 } as const;
 
 /** The minor's in-kind answers: agreeing, joking, flirting back, and late on talking about the same topics. */
 const IN_KIND = new Map<readonly string[], readonly (readonly string[])[]>([
@@ -127,15 +131,34 @@ class Ctx {
   readonly victimAge: number;
   readonly sw: DataSwitches;
   readonly tags = new Set<string>();
-  constructor(rng: Rng, split: Split, victimAge: number, sw: DataSwitches) {
+  /** Narrow small talk: each small-talk bank's few lines for this chat, drawn once and said again and again. */
+  readonly #narrow: Map<readonly string[], string[]> | undefined;
+  constructor(rng: Rng, split: Split, victimAge: number, sw: DataSwitches, narrow = false) {
     this.rng = rng;
     this.split = split;
     this.victimAge = victimAge;
     this.sw = sw;
+    if (narrow) this.#narrow = new Map();
   }
 
   /** A phrasing from a bank, honouring the held-out phrasings of the test split. */
   phrase(bank: readonly string[]): string {
+    if (this.#narrow !== undefined && NARROW_BANKS.has(bank)) return this.rng.pick(this.#narrowPool(bank, () => this.#freshPhrase(bank)));
+    return this.#freshPhrase(bank);
+  }
+
+  /** The lines a narrow chat keeps for `bank`, filled in once, so the same text comes back word for word. */
+  #narrowPool(bank: readonly string[], draw: () => string): string[] {
+    const pools = this.#narrow as Map<readonly string[], string[]>;
+    let pool = pools.get(bank);
+    if (pool === undefined) {
+      pool = Array.from({ length: this.rng.int(NARROW_LINES.min, NARROW_LINES.max) }, draw);
+      pools.set(bank, pool);
+    }
+    return pool;
+  }
+
+  #freshPhrase(bank: readonly string[]): string {
     const splits = phrasingSplits(bank);
     const own = this.split === 'train' ? [] : bank.filter((_, i) => splits[i] === this.split);
     const shared = bank.filter((_, i) => splits[i] === 'train');
@@ -163,7 +186,9 @@ class Ctx {
 
   /** A fixed line (greetings): never a harmful move, no held-out quarter. */
   line(role: Role, options: readonly string[]): void {
-    this.moves.push({ role, text: this.fill(this.rng.pick(options)), harmful: false, smallTalk: true });
+    const fresh = (): string => this.fill(this.rng.pick(options));
+    const text = this.#narrow === undefined ? fresh() : this.rng.pick(this.#narrowPool(options, fresh));
+    this.moves.push({ role, text, harmful: false, smallTalk: true });
   }
 
   /** Small talk between the two parties: what real chats are mostly made of. */
@@ -495,6 +520,11 @@ const ERRAND_FAMILIES: Family[] = [
   { name: 'coworkers', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => benign(c, P.B_WORK, P.B_WORK_REPLY, 2, 7) },
 ];
 
+/** Teen friends' apps, videos, calls, pictures and plans: generated only by friendSlice, never for the test split. */
+const FRIEND_FAMILIES: Family[] = [
+  { name: 'teen_friends_apps', harmful: false, weight: 1, ages: ['minor', 'minor'], build: (c) => benign(c, P.B_FRIENDS, P.B_FRIENDS_REPLY, 2, 7) },
+];
+
 export const FAMILY_NAMES: readonly string[] = FAMILIES.map((f) => f.name);
 
 // ---- surface variety: shorthand, typos, case, emoji ---------------------------------------------
@@ -784,10 +814,10 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
 }
 
 /** One generated record of `family`: its moves built, padded, excerpted, rendered and labelled. */
-function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: DataSwitches): LabeledConversation {
+function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: DataSwitches, narrow = false): LabeledConversation {
   const ageA = sampleAge(family.ages[0], rng);
   const ageB = sampleAge(family.ages[1], rng);
-  const ctx = new Ctx(rng, split, ageB, sw);
+  const ctx = new Ctx(rng, split, ageB, sw, narrow);
   let moves = family.build(ctx);
   // Some harmful exchanges hide inside a long ordinary chat, so that several segments are needed
   // and only some of them carry the harm.
@@ -855,20 +885,50 @@ function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: Da
 }
 
 /**
- * Adults' errands and coworkers (ERRAND_FAMILIES), `count` records in the training and validation
- * splits only, rendered as every generated record is. Their own random stream, so the rest of the
+ * `count` records of `families` in the training and validation splits only, rendered as every
+ * generated record is, ids `gen-SEED-NAME-i`. Their own random stream (`salt`), so the rest of the
  * corpus, and the whole test split, are those of the corpus without them.
  */
-export function errandSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
-  const rng = createRng((seed ^ 0xe22a4d) >>> 0);
+function trainingSlice(seed: number, salt: number, name: string, families: readonly Family[], count: number, sw: DataSwitches, narrow = false): LabeledConversation[] {
+  const rng = createRng((seed ^ salt) >>> 0);
   const out: LabeledConversation[] = [];
   for (let i = 0; i < count; i++) {
-    const family = chooseFamily(rng, ERRAND_FAMILIES);
-    const id = `gen-${seed}-errand-${i}`;
+    const family = chooseFamily(rng, families);
+    const id = `gen-${seed}-${name}-${i}`;
     // splitFor's train and validation shares, without its test share.
-    out.push(renderRecord(family, id, hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val', rng, sw));
+    out.push(renderRecord(family, id, hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val', rng, sw, narrow));
   }
   return out;
+}
+
+/** Adults' errands and coworkers (ERRAND_FAMILIES), `count` records in training and validation. */
+export function errandSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0xe22a4d, 'errand', ERRAND_FAMILIES, count, sw);
+}
+
+/**
+ * Teen friends who trade handles, post videos, call and make plans (FRIEND_FAMILIES), `count` records
+ * in training and validation: 3.5.0 read one `whats ur snap` or `i posted a new video` in a long
+ * benign chat as a step towards harm (the eval's one everyday mention).
+ */
+export function friendSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0xf41e9d, 'friends', FRIEND_FAMILIES, count, sw);
+}
+
+/** Long chats in both classes, the families a narrow chat is drawn from (repetitiveSlice, only when long chats are on). */
+const NARROW_FAMILIES: readonly Family[] = FAMILIES.filter((f) => f.requires === 'long' || f.name === 'ordinary_long');
+
+/**
+ * Long chats whose small talk is a few lines said again and again (`wyd`, `just got home`, `im
+ * hungry`), as two friends who chat every day write, in both classes: grooming spread through such a
+ * chat and benign ones alike, `count` records in the training and validation splits only (none
+ * under `--without long`). Every generated chat used to vary its small talk, and 3.5.0 read a long
+ * flat run of a few repeated fragments as harm (the eval's long small-talk slice: 0.87 for one of
+ * them). Their own random stream, as errandSlice's.
+ */
+export function repetitiveSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  if (!sw.long) return [];
+  return trainingSlice(seed, 0x7e9e47, 'narrow', NARROW_FAMILIES, count, sw, true).map((r) => ({ ...r, tags: [...(r.tags ?? []), 'narrow'] }));
 }
 
 /**

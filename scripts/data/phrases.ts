@@ -7,6 +7,9 @@
 
 export const SLOTS: Record<string, readonly string[]> = {
   game: ['fortnite', 'minecraft', 'roblox', 'valorant', 'apex', 'among us', 'cod', 'overwatch', 'rocket league', 'genshin'],
+  // The apps teen friends use with each other (B_FRIENDS): not the predator's list below, whose
+  // private and throwaway ones (kik, wickr, my other account) are part of the move to another app.
+  tapp: ['snap', 'insta', 'tiktok', 'discord', 'bereal', 'the group chat'],
   app: ['snap', 'snapchat', 'telegram', 'kik', 'whatsapp', 'discord', 'signal', 'insta dms', 'wickr', 'my other account'],
   place: ['the mall', 'the park', 'the library', 'the bus stop', 'the skate park', 'mcdonalds', 'the gas station', 'the corner store', 'the train station', 'the school gate'],
   gift: ['a gift card', 'robux', 'v-bucks', 'a new phone', 'airpods', 'a new headset', 'skins', 'a nitro sub', 'some cash', 'a hoodie'],
@@ -1316,6 +1319,30 @@ export const B_ERRAND_REPLY = [
   'camera is on', 'the kitchen one', 'omw', 'done, plants watered', 'sent', 'ill drop it off {day}', 'yes its locked',
   'works for me',
 ];
+// Teen friends who trade handles, post and watch videos, call, send pictures of their day and make
+// plans: the apps, pictures, calls and meetings a predator asks for, between friends with no harm.
+// Training and validation only (friendSlice in generate.ts), so the test split is unchanged.
+export const B_FRIENDS = [
+  'whats ur @ on {tapp}', 'follow me on {tapp} my old acc got banned', 'follow me back on {tapp} lol', 'did u see my story',
+  'i just posted the dance vid', 'watch my new video and like it pls', 'that vid u sent me is so funny',
+  'send me the video from the game', 'r u on {tapp} rn', 'call me i cant type', 'ft me after dinner?',
+  'hop on call we need to finish the project', 'my mom got me a new phone, text this number', 'help me pick an outfit for {day}, sending 2 pics',
+  'send pics of the puppy!!', 'look at this pic of my cat lmao', 'pic of my lunch bc its so sad', 'delete that pic of me its so ugly',
+  'dont post the pic where my eyes r closed', 'wanna go to {place} {day}', 'meet at the bus stop at {time}', 'can ur mom drive us to {place}',
+  'my dad can pick us up after', 'come over {day} my parents said its fine', 'my parents r at work so we can play {game} all day',
+  'r u home yet', 'im home alone and so bored lol', 'sleepover at mine {day}?', 'dont tell anyone i like him ok',
+  'dont tell my mom i got a b', 'whats ur new number', 'can u see my location? im almost there', 'everyone has cams on in the study call lol',
+  'r ur parents making u delete tiktok too lol', 'how old is ur sister again', 'my cousin is {num} and still plays {game} lol',
+  'we should make a tiktok together', 'i screenshotted ur story lol', 'send me the homework pic pls',
+];
+export const B_FRIENDS_REPLY = [
+  'followed u', 'followed back', 'lol ok', 'yes it was so good', 'omg ur so good at dancing', 'liked it', 'lmaooo i know',
+  'sending now', 'ya im on', 'calling', 'ok after 7', 'joining', 'ok saved it', 'the second one', 'hes so cute omg',
+  'lmao same', 'deleted it dw', 'ok i wont post it', 'im down', 'see u there', 'she said yes', 'ok thx', 'bet',
+  'im home now', 'same im so bored', 'omg yes', 'i wont tell', 'its new bc i dropped my old one',
+  'ya i see u', 'mine too', 'ya they check it every night', 'shes {num}', 'lol', 'yesss', 'i saw lol', 'sent',
+];
+
 export const B_WORK = [
   'can you turn your camera on for the standup', 'send me a screenshot of the error', 'keep this between us until the announcement',
   'meet at {place} for lunch at {time}?', 'lets move this chat to {app}, the work one is slow', 'are you alone in the office {day}',

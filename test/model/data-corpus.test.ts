@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildCorpus, switchesWithout } from '../../scripts/data/corpus.ts';
-import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, familyMoves, generate } from '../../scripts/data/generate.ts';
+import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, familyMoves, generate, repetitiveSlice } from '../../scripts/data/generate.ts';
 import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, REAL_REGISTER_SHARE, registerShiftReal, renderReal } from '../../scripts/data/real.ts';
 import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../../scripts/data/register.ts';
 import { createRng } from '../../scripts/data/rng.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
+import type { LabeledConversation } from '../../scripts/data/record.ts';
 
 const corpus = generate({ seed: 5, n: 16000 });
 const has = (r: { tags?: string[] | undefined }, tag: string): boolean => r.tags?.includes(tag) ?? false;
@@ -213,19 +214,55 @@ describe('data: ablation switches', () => {
     expect(c.some((r) => r.tags?.includes('register-shift'))).toBe(false);
   });
 
-  it("adds adults' errands and coworkers only to training and validation, benign, leaving every other record as it was", () => {
+  it.each([
+    { what: "adults' errands and coworkers", option: 'errands', id: '-errand-', families: ['neighbors_errands', 'coworkers'] },
+    { what: "teen friends' apps, videos, calls and plans", option: 'friends', id: '-friends-', families: ['teen_friends_apps'] },
+  ] as const)('adds $what only to training and validation, benign, leaving every other record as it was', ({ option, id, families }) => {
     const options = { seed: 2, n: 300, real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], realLimit: 200 };
     const without = buildCorpus(options);
-    const withErrands = buildCorpus({ ...options, errands: 400 });
-    const added = withErrands.filter((r) => r.id.includes('-errand-'));
+    const withSlice = buildCorpus({ ...options, [option]: 400 });
+    const added = withSlice.filter((r) => r.id.includes(id));
     expect(added).toHaveLength(400);
-    expect(withErrands.filter((r) => !r.id.includes('-errand-'))).toEqual(without);
-    expect(new Set(added.map((r) => r.family))).toEqual(new Set(['neighbors_errands', 'coworkers']));
+    expect(withSlice.filter((r) => !r.id.includes(id))).toEqual(without);
+    expect(new Set(added.map((r) => r.family))).toEqual(new Set(families));
     for (const r of added) {
       expect(r.split).not.toBe('test');
       expect([r.label, r.predator]).toEqual([0, 'neither']);
     }
     expect(added.filter((r) => r.split === 'val').length / added.length).toBeGreaterThan(0.05);
     expect(added.some((r) => has(r, 'flat')) && added.some((r) => has(r, 'excerpt'))).toBe(true);
+  });
+
+  it('adds long chats of repeated small talk, both classes, only to training and validation, leaving every other record as it was', () => {
+    const options = { seed: 2, n: 300, real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], realLimit: 200 };
+    const without = buildCorpus(options);
+    const withNarrow = buildCorpus({ ...options, repetitive: 60 });
+    const added = withNarrow.filter((r) => r.id.includes('-narrow-'));
+    expect(added).toHaveLength(60);
+    expect(withNarrow.filter((r) => !r.id.includes('-narrow-'))).toEqual(without);
+    for (const r of added) {
+      expect(r.split).not.toBe('test');
+      expect(has(r, 'narrow')).toBe(true);
+    }
+    expect(new Set(added.map((r) => r.label))).toEqual(new Set([0, 1]));
+    expect(added.filter((r) => r.label === 1).every((r) => r.family === 'long_grooming')).toBe(true);
+  });
+
+  it('makes a narrow chat say its small talk again and again, where an ordinary long chat varies it', () => {
+    // Mean over whole chats of distinct lines per line.
+    const distinctShare = (records: readonly LabeledConversation[]): number => {
+      const whole = records.filter((r) => (r.tags ?? []).every((t) => t === 'narrow' || t === 'long' || t === 'in-kind'));
+      const shares = whole.map((r) => {
+        const lines = r.conversation.split('\n').map((l) => l.replace(/^[^:]+: /, ''));
+        return new Set(lines).size / lines.length;
+      });
+      return shares.reduce((a, b) => a + b, 0) / shares.length;
+    };
+    const narrow = repetitiveSlice(3, 80, { ...allSwitches(true), register: false, recut: false, flat: false, excerpts: false });
+    const ordinary = generate({ seed: 3, n: 600, register: false, recut: false, flat: false, excerpts: false }).filter((r) => r.family.startsWith('long_'));
+    expect(narrow.length).toBeGreaterThan(20);
+    // Rendering still varies a repeated line (typos, shorthand, small talk joined to a line), so the
+    // rendered text repeats less than the moves do: about 0.49 of lines distinct against 0.80.
+    expect(distinctShare(narrow)).toBeLessThan(distinctShare(ordinary) * 0.7);
   });
 });
