@@ -1,11 +1,22 @@
 // The shortcut guards of the evaluation (issue "The model reads real chats"), gathered for run.ts:
 // structure-only baseline, re-cut invariance, short chats, tag slices and flat renderings, sparse
-// grooming in real chats, attribution by slice. Each guard lives in its own module; this one runs
+// grooming in real chats, long repeated small talk, attribution by slice. Each guard lives in its own module; this one runs
 // them, states each target next to its figure with an honest PASS/FAIL, and renders the markdown
 // sections.
 
 import type { Prediction } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';
+import {
+  LONG_TALK_BENIGN,
+  LONG_TALK_INSERTED,
+  LONG_TALK_LENGTHS,
+  LONG_TALK_LINES,
+  LONG_TALK_POOL,
+  LONG_TALK_TARGETS,
+  MENTION_LINES,
+  evaluateLongSmallTalk,
+  type LongTalkRow,
+} from './long-small-talk.ts';
 import { PROBES } from './probes.ts';
 import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, recutInvariance, type BatchScorer, type RecutReport } from './recut-invariance.ts';
 import { SHORT_TARGETS, evaluateShortChats, type ShortChatReport } from './short-chats.ts';
@@ -47,6 +58,7 @@ export interface GuardsReport {
   /** The same without the records' ages: reported, not guarded. */
   flat_renderings_without_ages: FlatRenderingReport;
   sparse_grooming: SparseRow[];
+  long_small_talk: LongTalkRow[];
   attribution: AttributionRow[];
   /** Flat numbers for report.metrics (and so for the ablation table, the manifest and the card). */
   metrics: Record<string, number>;
@@ -85,6 +97,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   const flatNoAges = await flatRenderings(o.scorer, o.test, false);
   const sparse = await evaluateSparseGrooming(o.scorer, o.test, flat.cut_at_target_fpr);
   const guardedSparse = sparse.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
+  const longTalk = await evaluateLongSmallTalk(o.scorer);
   const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
   const tag = (name: string): SliceRow => tags.find((t) => t.slice === name) as SliceRow;
 
@@ -104,6 +117,9 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: ROC-AUC`, guardedSparse?.roc_auc ?? Number.NaN, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
     check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: recall at 0.5`, guardedSparse?.recall_at_0_5 ?? Number.NaN, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
     check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: FPR at 0.5`, guardedSparse?.fpr_at_0_5 ?? Number.NaN, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
+    ...longTalk
+      .filter((r) => LONG_TALK_BENIGN.includes(r.variant))
+      .map((r) => check('long repeated small talk', `${r.variant}, ${r.rendering}: flagged`, r.flagged, `<= ${LONG_TALK_TARGETS.benign_flagged_max}`, (v) => v <= LONG_TALK_TARGETS.benign_flagged_max)),
   ];
 
   const metrics: Record<string, number> = {
@@ -137,6 +153,14 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
         [`${key}_recall_at_flat_cut`, r4(r.recall_at_flat_cut)],
       ];
     })),
+    ...Object.fromEntries(longTalk.flatMap((r) => {
+      const key = `long_talk_${r.variant.replace(/ /g, '_')}_${r.rendering.replace(/ /g, '_')}`;
+      return [
+        [`${key}_flagged`, r4(r.flagged)],
+        [`${key}_max_score`, r4(r.max_score)],
+        ...(r.variant === 'untouched' ? [] : [[`${key}_roc_auc`, r4(r.roc_auc)]]),
+      ];
+    })),
     ...Object.fromEntries(tags.map((t) => [`tagged_${t.slice.replace(/-/g, '_')}_roc_auc`, r4(t.roc_auc)])),
     register_shift_roc_auc: r4(tag('register-shift').roc_auc),
     attribution_accuracy_prefixed: r4(attribution[0]?.accuracy ?? Number.NaN),
@@ -156,6 +180,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     flat_renderings: flat,
     flat_renderings_without_ages: flatNoAges,
     sparse_grooming: sparse,
+    long_small_talk: longTalk,
     attribution,
     metrics,
   };
@@ -240,6 +265,19 @@ The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at wh
 | lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | predator named (flagged) |
 |---|---|---|---|---|---|---|---|---|
 ${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
+
+### Long repeated small talk
+${g.long_small_talk[0]?.chats ?? 0} long benign chats composed for the eval (never in training) of ${LONG_TALK_POOL.min} to ${LONG_TALK_POOL.max} everyday lines, drawn once per chat
+from ${LONG_TALK_LINES.length} (\`hey\`, \`wyd\`, \`just got back from school\`, \`gtg eat brb\`; about half are small talk the generator
+writes too), said again and again for ${Math.min(...LONG_TALK_LENGTHS)} to ${Math.max(...LONG_TALK_LENGTHS)} messages, as friends who chat every day write. Each is
+scored untouched, with one everyday mention that shares grooming's words (one of ${MENTION_LINES.length}, such as
+${MENTION_LINES.slice(0, 3).map((m) => `\`${m}\``).join(', ')}, once; benign), and with ${LONG_TALK_INSERTED} of the sparse slice's predatory lines by one
+speaker. Target: the benign variants flagged (> 0.5) <= ${LONG_TALK_TARGETS.benign_flagged_max}. ROC-AUC ranks each variant against the untouched
+chats rendered alike.
+
+| variant | rendering | chats | median characters | flagged | max score | ROC-AUC against untouched |
+|---|---|---|---|---|---|---|
+${g.long_small_talk.map((r) => `| ${r.variant} | ${r.rendering} | ${r.chats} | ${r.median_characters} | ${f(r.flagged)} | ${f(r.max_score)} | ${r.variant === 'untouched' ? '-' : f(r.roc_auc)} |`).join('\n')}
 
 ### Attribution by slice
 Flat records (tagged \`flat\`, or with no speaker prefix) are excluded: for flat text the service names

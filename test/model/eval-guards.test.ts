@@ -14,6 +14,8 @@ import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
 import { SPARSE_COUNTS, SPARSE_LINES, SPARSE_MIN_TURNS, render, sparsePairs } from '../../scripts/eval/sparse-grooming.ts';
 import { generate } from '../../scripts/data/generate.ts';
+import { LONG_TALK_INSERTED, LONG_TALK_LENGTHS, LONG_TALK_LINES, LONG_TALK_POOL, MENTION_LINES, longTalkChats } from '../../scripts/eval/long-small-talk.ts';
+import * as PHRASES from '../../scripts/data/phrases.ts';
 
 const WORDS = ['school', 'game', 'pizza', 'secret', 'photo', 'parents', 'meet', 'weekend', 'cool', 'home', 'music', 'phone', 'later', 'friend'];
 
@@ -312,5 +314,54 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
   it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {
     const text = generate({ seed: 7, n: 3000 }).map((r) => r.conversation.toLowerCase()).join('\n');
     expect(SPARSE_LINES.filter((l) => text.includes(l))).toEqual([]);
+  });
+});
+
+describe('long repeated small talk slice', () => {
+  const chats = longTalkChats();
+
+  it('repeats a few everyday lines per chat, for 60 to 300 messages, both sides writing', () => {
+    for (const c of chats) {
+      const lines = new Set(c.turns.map((t) => t.text));
+      expect(lines.size).toBeLessThanOrEqual(LONG_TALK_POOL.max);
+      for (const l of lines) expect(LONG_TALK_LINES).toContain(l);
+      expect(LONG_TALK_LENGTHS).toContain(c.turns.length);
+      expect(new Set(c.turns.map((t) => t.speaker))).toEqual(new Set(['user1', 'user2']));
+    }
+    expect(new Set(chats.map((c) => c.turns.length)).size).toBe(LONG_TALK_LENGTHS.length);
+  });
+
+  it('adds exactly one benign mention, or the sparse predatory lines by one speaker, to the same chat', () => {
+    for (const c of chats) {
+      const mention = c.mentioned.filter((t) => !c.turns.includes(t));
+      expect(mention).toHaveLength(1);
+      expect(MENTION_LINES).toContain(mention[0]?.text);
+      expect(c.mentioned.filter((t) => c.turns.includes(t))).toEqual(c.turns);
+      const added = c.groomed.filter((t) => !c.turns.includes(t));
+      expect(added).toHaveLength(LONG_TALK_INSERTED);
+      for (const t of added) expect([SPARSE_LINES.includes(t.text), t.speaker]).toEqual([true, c.predator]);
+    }
+  });
+
+  it('is deterministic', () => {
+    expect(longTalkChats()).toEqual(chats);
+  });
+
+  it('takes its mentions from no phrase bank, slots filled in any way, so no model has been trained on them as written', () => {
+    const escape = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const templates = Object.values(PHRASES).flatMap((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
+    // Each bank line as a pattern, a slot matching any of its fillers, as Ctx.fill fills them: the
+    // age with a number, a slot with no fillers with its own name.
+    const patterns = templates.map((t) => new RegExp(`^${t.toLowerCase().split(/(\{\w+\})/).map((part) => {
+      const slot = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (slot === undefined) return escape(part);
+      if (slot === 'age') return '\\d+';
+      const fillers = PHRASES.SLOTS[slot] ?? [slot];
+      return `(?:${fillers.map((f) => escape(f.toLowerCase())).join('|')})`;
+    }).join('')}$`));
+    expect(patterns.length).toBeGreaterThan(1000);
+    expect(MENTION_LINES.filter((l) => patterns.some((p) => p.test(l)))).toEqual([]);
+    // The check finds a bank line when there is one.
+    expect(patterns.some((p) => p.test('whats ur @ on snap'))).toBe(true);
   });
 });

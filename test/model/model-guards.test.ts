@@ -1,6 +1,8 @@
 // Shortcut guards run against the SHIPPED model (models/conversation-risk) through the server's own
 // scoring path, with the issue's own targets (issue "The model reads real chats"): every benign short
 // chat at or below 0.6, and at least 90 % of conversations moving by less than 0.15 under each re-cut.
+// Long benign chats of repeated small talk, with or without one everyday mention of an app, a picture
+// or a meeting, are flagged no more often than flattened benign chats may be (the eval's slice, whole).
 // Model 1.1.0 broke them outright (a lone `user1: hi` scored 1.0; flattening moved a third of the
 // scores by 0.15 or more). This fixed set of 260 conversations is a sample: `npm run eval` measures
 // the same rules on 1,500 conversations of the full test split and reports them with PASS/FAIL.
@@ -16,6 +18,7 @@ import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { RECUTS, type Recut } from '../../scripts/data/recut.ts';
 import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, deterministicSubsample, scoreInBatches } from '../../scripts/eval/recut-invariance.ts';
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
+import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
 const GENERATED = 200;
@@ -68,6 +71,17 @@ describe('shipped model: shortcut guards', () => {
       over.length,
       `short-chat floor: ${over.length} of ${chats.length} benign short chats (share ${(over.length / chats.length).toFixed(3)}) score above ${SHORT_TARGETS.benign_max_score}; max ${Math.max(...s).toFixed(3)}; worst: ${worst.join('; ')}`,
     ).toBe(0);
+  });
+
+  it(`rule "long repeated small talk": benign chats, untouched or with one everyday mention, flagged <= ${LONG_TALK_TARGETS.benign_flagged_max} with speakers and flattened`, async () => {
+    if (!scorer.ready) throw new Error(`the shipped model at models/conversation-risk did not load, so no guard can pass: ${scorer.loadError}`);
+    const rows = await evaluateLongSmallTalk(scorer, LONG_TALK_BENIGN);
+    const over = rows.filter((r) => r.flagged > LONG_TALK_TARGETS.benign_flagged_max);
+    expect(
+      over.map((r) => `${r.variant}, ${r.rendering}: ${r.flagged.toFixed(3)} of ${r.chats} flagged, max ${r.max_score.toFixed(3)}`),
+      `long repeated small talk: ${rows.map((r) => `${r.variant}, ${r.rendering} ${r.flagged.toFixed(3)}`).join('; ')}`,
+    ).toEqual([]);
+    expect(rows).toHaveLength(4);
   });
 
   it.each(Object.keys(RECUTS) as Recut[])(
