@@ -279,6 +279,9 @@ chats rendered alike.
 |---|---|---|---|---|---|---|
 ${g.long_small_talk.map((r) => `| ${r.variant} | ${r.rendering} | ${r.chats} | ${r.median_characters} | ${f(r.flagged)} | ${f(r.max_score)} | ${r.variant === 'untouched' ? '-' : f(r.roc_auc)} |`).join('\n')}
 
+Mentions that raised their chats most (mean rise over the same chats untouched; a few chats each):
+${g.long_small_talk.filter((r) => r.top_mentions !== undefined).map((r) => `- ${r.rendering}: ${(r.top_mentions ?? []).map((m) => `\`${m.line}\` ${m.mean_rise >= 0 ? '+' : ''}${f(m.mean_rise)} (${m.chats})`).join(', ')}`).join('\n')}
+
 ### Attribution by slice
 Flat records (tagged \`flat\`, or with no speaker prefix) are excluded: for flat text the service names
 nobody by design (\`predatory_user\` 'neither').

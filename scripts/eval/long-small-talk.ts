@@ -64,6 +64,8 @@ export interface LongTalkChat {
   turns: Turn[];
   /** The same chat with one of MENTION_LINES, once. */
   mentioned: Turn[];
+  /** The line `mentioned` adds. */
+  mention: string;
   groomed: Turn[];
   predator: 'user1' | 'user2';
 }
@@ -85,8 +87,11 @@ function chat(rng: Rng, index: number): LongTalkChat {
   const groomed = [...turns];
   for (const text of rng.shuffle([...SPARSE_LINES]).slice(0, LONG_TALK_INSERTED)) groomed.splice(rng.int(1, groomed.length), 0, { speaker: predator, text });
   const mentioned = [...turns];
-  mentioned.splice(rng.int(1, mentioned.length), 0, { speaker: rng.pick<'user1' | 'user2'>(['user1', 'user2']), text: rng.pick(MENTION_LINES) });
-  return { id: `long-talk-${index}`, turns, mentioned, groomed, predator };
+  const at = rng.int(1, mentioned.length);
+  const side = rng.pick<'user1' | 'user2'>(['user1', 'user2']);
+  const mention = rng.pick(MENTION_LINES);
+  mentioned.splice(at, 0, { speaker: side, text: mention });
+  return { id: `long-talk-${index}`, turns, mentioned, mention, groomed, predator };
 }
 
 export function longTalkChats(seed = LONG_TALK_SEED, n = LONG_TALK_CHATS): LongTalkChat[] {
@@ -102,8 +107,20 @@ export interface LongTalkRow {
   /** Share above 0.5: the benign variants' false positives, or the predatory variant's recall. */
   flagged: number;
   max_score: number;
+  /** One everyday mention only: the lines whose chats rose most over the same chats untouched, most first. */
+  top_mentions?: Array<{ line: string; chats: number; mean_rise: number }>;
   /** Of this variant (harmful when it has predatory lines) against the untouched chats, rendered alike. */
   roc_auc: number;
+}
+
+/** Mean rise per mention line over its chats (each line is in a few of them), the five highest. */
+function topMentions(chats: readonly LongTalkChat[], mentioned: readonly number[], untouched: readonly number[]): Array<{ line: string; chats: number; mean_rise: number }> {
+  const rises = new Map<string, number[]>();
+  chats.forEach((c, i) => rises.set(c.mention, [...(rises.get(c.mention) ?? []), (mentioned[i] as number) - (untouched[i] as number)]));
+  return [...rises]
+    .map(([line, r]) => ({ line, chats: r.length, mean_rise: r.reduce((a, b) => a + b, 0) / r.length }))
+    .sort((a, b) => b.mean_rise - a.mean_rise)
+    .slice(0, 5);
 }
 
 const turnsOf = (c: LongTalkChat, variant: LongTalkVariant): Turn[] =>
@@ -138,6 +155,7 @@ export async function evaluateLongSmallTalk(
         median_characters: sorted[sorted.length >> 1] ?? 0,
         flagged: atThreshold(own.map(() => 1), own).recall,
         max_score: Math.max(...own),
+        ...(variant === 'one everyday mention' ? { top_mentions: topMentions(chats, own, untouched) } : {}),
         roc_auc: variant === 'untouched' ? Number.NaN : rocAuc([...own.map(() => 1), ...untouched.map(() => 0)], [...own, ...untouched]),
       });
     }

@@ -14,7 +14,8 @@ import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
 import { SPARSE_COUNTS, SPARSE_LINES, SPARSE_MIN_TURNS, render, sparsePairs } from '../../scripts/eval/sparse-grooming.ts';
 import { generate } from '../../scripts/data/generate.ts';
-import { LONG_TALK_INSERTED, LONG_TALK_LENGTHS, LONG_TALK_LINES, LONG_TALK_POOL, MENTION_LINES, longTalkChats } from '../../scripts/eval/long-small-talk.ts';
+import { LONG_TALK_INSERTED, LONG_TALK_LENGTHS, LONG_TALK_LINES, LONG_TALK_POOL, MENTION_LINES, evaluateLongSmallTalk, longTalkChats } from '../../scripts/eval/long-small-talk.ts';
+import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 import * as PHRASES from '../../scripts/data/phrases.ts';
 
 const WORDS = ['school', 'game', 'pizza', 'secret', 'photo', 'parents', 'meet', 'weekend', 'cool', 'home', 'music', 'phone', 'later', 'friend'];
@@ -345,6 +346,25 @@ describe('long repeated small talk slice', () => {
 
   it('is deterministic', () => {
     expect(longTalkChats()).toEqual(chats);
+  });
+
+  it('counts flagged chats per variant and ranks the mentions by how much they raise their chats', async () => {
+    // A stand-in scorer that reads one word: 0.9 for any chat with "snap", 0.1 otherwise.
+    const scorer = {
+      score: async (requests: ScoreRequest[]): Promise<Prediction[]> =>
+        requests.map((r) => ({ harmful_score: r.conversation.includes('snap') ? 0.9 : 0.1 }) as Prediction),
+    };
+    const rows = await evaluateLongSmallTalk(scorer);
+    const snapChats = chats.filter((c) => c.mention.includes('snap')).length;
+    const mention = rows.filter((r) => r.variant === 'one everyday mention');
+    expect(snapChats).toBeGreaterThan(0);
+    for (const r of mention) {
+      expect(r.flagged).toBeCloseTo(snapChats / chats.length);
+      expect(r.top_mentions?.slice(0, 2).map((m) => m.line).sort()).toEqual(['add me on snap', 'whats ur snap']);
+      expect(r.top_mentions?.[0]?.mean_rise).toBeCloseTo(0.8);
+    }
+    expect(rows.filter((r) => r.variant === 'untouched').map((r) => r.flagged)).toEqual([0, 0]);
+    expect(rows).toHaveLength(6);
   });
 
   it('takes its mentions from no phrase bank, slots filled in any way, so no model has been trained on them as written', () => {
