@@ -1,8 +1,8 @@
 // The shortcut guards of the evaluation (issue "The model reads real chats"), gathered for run.ts:
 // structure-only baseline, re-cut invariance, short chats, tag slices and flat renderings, sparse
-// grooming in real chats, long repeated small talk, attribution by slice. Each guard lives in its own module; this one runs
-// them, states each target next to its figure with an honest PASS/FAIL, and renders the markdown
-// sections.
+// grooming in real chats, long repeated small talk, attribution by slice. Each guard lives in its
+// own module; this one runs them, states each target next to its figure with an honest PASS/FAIL,
+// and renders the markdown sections.
 
 import type { Prediction } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';

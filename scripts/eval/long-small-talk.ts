@@ -13,10 +13,10 @@
 
 import type { Turn } from '../../src/scoring/types.ts';
 import { createRng, type Rng } from '../data/rng.ts';
-import { atThreshold, rocAuc } from './metrics.ts';
+import { atThreshold, mean, rocAuc } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 import { FLAT_TARGETS } from './slices.ts';
-import { SPARSE_LINES, render, type SparseRendering } from './sparse-grooming.ts';
+import { insertSparseLines, render, type Party, type SparseRendering } from './sparse-grooming.ts';
 
 export const LONG_TALK_SEED = 20262;
 export const LONG_TALK_CHATS = 120;
@@ -67,7 +67,7 @@ export interface LongTalkChat {
   /** The line `mentioned` adds. */
   mention: string;
   groomed: Turn[];
-  predator: 'user1' | 'user2';
+  predator: Party;
 }
 
 export const LONG_TALK_VARIANTS = ['untouched', 'one everyday mention', 'five predatory lines'] as const;
@@ -78,17 +78,16 @@ function chat(rng: Rng, index: number): LongTalkChat {
   const pool = rng.shuffle([...LONG_TALK_LINES]).slice(0, rng.int(LONG_TALK_POOL.min, LONG_TALK_POOL.max));
   const length = rng.pick(LONG_TALK_LENGTHS);
   const turns: Turn[] = [];
-  let speaker: 'user1' | 'user2' = rng.chance(0.5) ? 'user1' : 'user2';
+  let speaker: Party = rng.chance(0.5) ? 'user1' : 'user2';
   for (let i = 0; i < length; i++) {
     turns.push({ speaker, text: rng.pick(pool) });
     if (rng.chance(0.8)) speaker = speaker === 'user1' ? 'user2' : 'user1';
   }
-  const predator = rng.pick<'user1' | 'user2'>(['user1', 'user2']);
-  const groomed = [...turns];
-  for (const text of rng.shuffle([...SPARSE_LINES]).slice(0, LONG_TALK_INSERTED)) groomed.splice(rng.int(1, groomed.length), 0, { speaker: predator, text });
+  const predator = rng.pick<Party>(['user1', 'user2']);
+  const groomed = insertSparseLines(turns, LONG_TALK_INSERTED, predator, rng);
   const mentioned = [...turns];
   const at = rng.int(1, mentioned.length);
-  const side = rng.pick<'user1' | 'user2'>(['user1', 'user2']);
+  const side = rng.pick<Party>(['user1', 'user2']);
   const mention = rng.pick(MENTION_LINES);
   mentioned.splice(at, 0, { speaker: side, text: mention });
   return { id: `long-talk-${index}`, turns, mentioned, mention, groomed, predator };
@@ -118,7 +117,7 @@ function topMentions(chats: readonly LongTalkChat[], mentioned: readonly number[
   const rises = new Map<string, number[]>();
   chats.forEach((c, i) => rises.set(c.mention, [...(rises.get(c.mention) ?? []), (mentioned[i] as number) - (untouched[i] as number)]));
   return [...rises]
-    .map(([line, r]) => ({ line, chats: r.length, mean_rise: r.reduce((a, b) => a + b, 0) / r.length }))
+    .map(([line, r]) => ({ line, chats: r.length, mean_rise: mean(r) }))
     .sort((a, b) => b.mean_rise - a.mean_rise)
     .slice(0, 5);
 }

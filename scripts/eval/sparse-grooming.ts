@@ -6,7 +6,7 @@
 // issue's targets for those exports (FLAT_TARGETS); the other rows are reported.
 
 import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
-import { createRng } from '../data/rng.ts';
+import { createRng, type Rng } from '../data/rng.ts';
 import { REAL_SOURCES } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { renderTurns, turnsOf } from '../data/recut.ts';
@@ -53,7 +53,7 @@ export const SPARSE_GUARDED_LABEL = `${SPARSE_GUARDED.lines} lines, ${SPARSE_GUA
 export const RENDERINGS = ['speakers', 'flat one line', 'flat lines'] as const;
 export type SparseRendering = (typeof RENDERINGS)[number];
 
-type Party = 'user1' | 'user2';
+export type Party = 'user1' | 'user2';
 
 interface SparseHost {
   id: string;
@@ -81,16 +81,21 @@ function sparseHosts(test: readonly LabeledConversation[], hosts: number): Spars
   return deterministicSubsample(withTurns, hosts, 'sparse-grooming').sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Each host gets `lines` predatory lines from one seeded speaker at seeded places after the first turn. */
+/** `turns` with `lines` distinct SPARSE_LINES by `predator`, each at a seeded place after the first turn. */
+export function insertSparseLines(turns: readonly Turn[], lines: number, predator: Party, rng: Rng): Turn[] {
+  const groomed = [...turns];
+  for (const text of rng.shuffle([...SPARSE_LINES]).slice(0, lines)) {
+    groomed.splice(rng.int(1, groomed.length), 0, { speaker: predator, text });
+  }
+  return groomed;
+}
+
+/** Each host gets `lines` predatory lines from one seeded speaker. */
 function groom(hosts: readonly SparseHost[], lines: number): SparsePair[] {
   const rng = createRng(SPARSE_SEED + lines);
   return hosts.map(({ id, turns }) => {
     const predator = rng.pick<Party>(['user1', 'user2']);
-    const groomed = [...turns];
-    for (const text of rng.shuffle([...SPARSE_LINES]).slice(0, lines)) {
-      groomed.splice(rng.int(1, groomed.length), 0, { speaker: predator, text });
-    }
-    return { id, turns, groomed, predator };
+    return { id, turns, groomed: insertSparseLines(turns, lines, predator, rng), predator };
   });
 }
 
