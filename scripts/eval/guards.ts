@@ -259,7 +259,9 @@ ${g.sparse_grooming[0]?.pairs ?? 0} held-out real benign test chats as written (
 ${SPARSE_LINES.length} hand-written predatory lines (age, being alone, secrecy, pictures, camera, another app, gifts,
 meeting; never in training) inserted by one speaker at seeded places: a proxy for the issue's real
 moderator exports, where grooming is a few lines among everyday talk. FPR counts the same chats
-untouched, rendered the same way. Targets (the issue's for real flat exports) apply to ${SPARSE_GUARDED_LABEL}.
+untouched, rendered the same way. *merged runs* joins each speaker's consecutive lines into one turn, as
+some clients export a burst, so an inserted line rides inside a long turn of everyday talk. Targets
+(the issue's for real flat exports) apply to ${SPARSE_GUARDED_LABEL}.
 The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at which ${FLAT_TARGETS.fpr_max} of the flattened benign test chats are flagged.
 
 | lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | predator named (flagged) |

@@ -9,7 +9,7 @@ import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
 import { createRng, type Rng } from '../data/rng.ts';
 import { REAL_SOURCES } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
-import { renderTurns, turnsOf } from '../data/recut.ts';
+import { mergeSpeakerRuns, renderTurns, turnsOf } from '../data/recut.ts';
 import { atThreshold, mean, rocAuc } from './metrics.ts';
 import { deterministicSubsample, scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 
@@ -50,7 +50,12 @@ export const SPARSE_COUNTS: readonly number[] = [3, 5];
 export const SPARSE_GUARDED = { lines: 5, rendering: 'flat one line' } as const;
 /** How the report and its checks name the guarded row. */
 export const SPARSE_GUARDED_LABEL = `${SPARSE_GUARDED.lines} lines, ${SPARSE_GUARDED.rendering}`;
-export const RENDERINGS = ['speakers', 'flat one line', 'flat lines'] as const;
+// merged runs: each speaker's consecutive lines joined into one turn, as some clients export a burst.
+// An inserted line then rides inside a long turn of everyday talk, the weakest rendering seen in
+// real-use probes.
+export const RENDERINGS = ['speakers', 'merged runs', 'flat one line', 'flat lines'] as const;
+/** The renderings that keep speakers, so the report can say whom the model named. */
+const NAMED_RENDERINGS: ReadonlySet<SparseRendering> = new Set(['speakers', 'merged runs']);
 export type SparseRendering = (typeof RENDERINGS)[number];
 
 export type Party = 'user1' | 'user2';
@@ -105,6 +110,7 @@ export function sparsePairs(test: readonly LabeledConversation[], lines: number,
 
 export function render(turns: readonly Turn[], rendering: SparseRendering): string {
   if (rendering === 'speakers') return renderTurns(turns);
+  if (rendering === 'merged runs') return mergeSpeakerRuns(renderTurns(turns));
   if (rendering === 'flat lines') return renderTurns(turns.map((t) => ({ speaker: 'unknown', text: t.text })));
   return turns.map((t) => t.text).join(' ');
 }
@@ -121,7 +127,7 @@ export interface SparseRow {
   /** At the flat cut (FlatRenderingReport.cut_at_target_fpr): recall of the groomed chats, FPR of their hosts. */
   recall_at_flat_cut: number;
   fpr_at_flat_cut: number;
-  /** Among flagged groomed chats; speakers rendering only (flat text names nobody by design). */
+  /** Among flagged groomed chats; renderings with speakers only (flat text names nobody by design). */
   predator_named_flagged: number;
 }
 
@@ -160,7 +166,7 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
         recall_at_flat_cut: atCut?.recall ?? Number.NaN,
         fpr_at_flat_cut: atCut?.fpr ?? Number.NaN,
         predator_named_flagged:
-          rendering === 'speakers'
+          NAMED_RENDERINGS.has(rendering)
             ? mean(preds.flatMap((p, i) => (p.harmful_score > 0.5 ? [p.predatory_user === pairs[i]?.predator ? 1 : 0] : [])))
             : Number.NaN,
       });

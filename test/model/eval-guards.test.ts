@@ -3,7 +3,7 @@
 import { curveOf, onsetLatency } from '../../scripts/eval/early.ts';
 import { describe, expect, it } from 'vitest';
 import { turnOfLine } from '../../scripts/data/export.ts';
-import { RECUTS } from '../../scripts/data/recut.ts';
+import { RECUTS, turnsOf } from '../../scripts/data/recut.ts';
 import { createRng, type Rng } from '../../scripts/data/rng.ts';
 import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../../scripts/eval/structure-baseline.ts';
 import { ISSUE_EXAMPLES, SHORT_BENIGN_MIN, SHORT_PREDATORY_MIN, shortBenignChats, shortPredatoryChats } from '../../scripts/eval/short-chats.ts';
@@ -310,6 +310,16 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
     expect(render(p!.groomed, 'flat one line')).not.toMatch(/\n|user[12]: /);
     expect(render(p!.groomed, 'flat lines').split('\n')).toEqual(p!.groomed.map((t) => t.text));
     expect(render(p!.groomed, 'speakers').split('\n')[0]).toBe(`${p!.groomed[0]!.speaker}: ${p!.groomed[0]!.text}`);
+  });
+
+  it("renders merged runs with inserted lines joined to their speaker's turns beside them", () => {
+    const [p] = sparsePairs(test, 5);
+    const merged = turnsOf(render(p!.groomed, 'merged runs'));
+    expect(merged.every((t, i) => i === 0 || t.speaker !== merged[i - 1]!.speaker)).toBe(true);
+    expect(merged.map((t) => t.text).join(' ')).toBe(p!.groomed.map((t) => t.text).join(' '));
+    // Real chats alternate, so an inserted line lands beside one of its speaker's own turns and joins it.
+    const predatory = p!.groomed.filter((t) => SPARSE_LINES.includes(t.text)).map((t) => t.text);
+    expect(merged.filter((t) => predatory.includes(t.text)).length).toBeLessThan(predatory.length);
   });
 
   it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {
