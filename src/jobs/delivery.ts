@@ -32,7 +32,8 @@ export interface DeliveryOptions {
   /** Aborts waiting and the attempt in progress (shutdown deadline). */
   signal?: AbortSignal;
   metrics?: Pick<JobMetrics, 'attempt'>;
-  onAttempt?: (attempts: number) => void;
+  /** After each attempt: how many were made, and when the first of them began (resumeFrom's, if given). */
+  onAttempt?: (attempts: number, firstStartedAt: number) => void;
   /**
    * Attempts already made for this message, by a replica that stopped mid-delivery, and when the
    * first of them began: WEBHOOK_MAX_ATTEMPTS and WEBHOOK_MAX_RETRY_MS count them too.
@@ -104,7 +105,7 @@ export async function deliverWebhook(
     const t0 = performance.now();
     const outcome = await attempt(url, message, policy, signal);
     metrics?.attempt(outcome.result, (performance.now() - t0) / 1000);
-    onAttempt?.(n);
+    onAttempt?.(n, started);
     if (outcome.ok) return { delivered: true, attempts: n };
     lastError = outcome.error;
     if (signal?.aborted || n === policy.maxAttempts) return { delivered: false, attempts: n, lastError };

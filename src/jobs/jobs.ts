@@ -400,9 +400,13 @@ export class JobService implements Jobs {
     const result = await deliverWebhook(url, { id: messageId, body }, this.#delivery, {
       signal,
       metrics: this.#metrics,
-      onAttempt: (n) => void this.#store.updateWebhook(jobId, { attempts: n }).catch(() => undefined),
-      // Taken over from a replica that stopped mid-delivery: its attempts count against the limits.
-      ...(webhook.attempts > 0 ? { resumeFrom: { attempts: webhook.attempts, startedAt: record.completedAt ?? Date.now() } } : {}),
+      onAttempt: (n, firstAttemptAt) => void this.#store.updateWebhook(jobId, { attempts: n, firstAttemptAt }).catch(() => undefined),
+      // Taken over from a replica that stopped mid-delivery: its attempts count against the limits, and
+      // the retry budget runs from its first attempt (from completion, the earliest it can have begun,
+      // if that replica stopped before recording it).
+      ...(webhook.attempts > 0
+        ? { resumeFrom: { attempts: webhook.attempts, startedAt: webhook.firstAttemptAt ?? record.completedAt ?? Date.now() } }
+        : {}),
     });
     // Cut off by this replica's shutdown: a shared queue hands the webhook to another replica.
     if (!result.delivered && signal.aborted && this.#scheduler.requeuesInterrupted) throw new Interrupted();

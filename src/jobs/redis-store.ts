@@ -256,6 +256,7 @@ export class RedisJobStore implements JobStore {
         url: h.webhookUrl,
         status: WEBHOOK_STATUSES.includes(h.webhookStatus as WebhookStatus) ? (h.webhookStatus as WebhookStatus) : 'pending',
         attempts: Number(h.webhookAttempts ?? 0),
+        ...(num(h.webhookFirstAttemptAt) === undefined ? {} : { firstAttemptAt: num(h.webhookFirstAttemptAt) as number }),
         ...(h.webhookLastError === undefined ? {} : { lastError: h.webhookLastError }),
       };
     }
@@ -307,6 +308,7 @@ export class RedisJobStore implements JobStore {
     const args: string[] = [];
     if (patch.status !== undefined) args.push('webhookStatus', patch.status);
     if (patch.attempts !== undefined) args.push('webhookAttempts', String(patch.attempts));
+    if (patch.firstAttemptAt !== undefined) args.push('webhookFirstAttemptAt', String(patch.firstAttemptAt));
     if (patch.lastError !== undefined) args.push('webhookLastError', patch.lastError);
     if (args.length === 0) return;
     await this.#do(() => this.#redis.eval(UPDATE_IF_EXISTS, 1, this.#job(jobId), ...args));

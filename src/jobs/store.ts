@@ -17,7 +17,14 @@ export interface JobRecord {
   /** Items scored. */
   done: number;
   error?: string;
-  webhook?: { url: string; status: WebhookStatus; attempts: number; lastError?: string };
+  webhook?: {
+    url: string;
+    status: WebhookStatus;
+    attempts: number;
+    /** When the first delivery attempt began, on whichever replica made it: WEBHOOK_MAX_RETRY_MS counts from it. */
+    firstAttemptAt?: number;
+    lastError?: string;
+  };
   idempotency?: { key: string; fingerprint: string };
 }
 

@@ -175,6 +175,19 @@ describe('RedisJobStore gives back a submission that never reaches its commit', 
   });
 });
 
+describe('RedisJobStore keeps what a replica taking a webhook over needs', () => {
+  it('the attempts made and when the first began, beside the status and last error', async () => {
+    const store = freshStore();
+    const r: JobRecord = { ...record(['a']), webhook: { url: 'https://hooks.example/x', status: 'pending', attempts: 0 } };
+    expect(await store.reserve(leaseOf(r, 9), limits)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    expect((await store.get(r.id))?.webhook).toEqual({ url: 'https://hooks.example/x', status: 'pending', attempts: 0 });
+    await store.updateWebhook(r.id, { attempts: 2, firstAttemptAt: 1_790_000_000_123 });
+    await store.updateWebhook(r.id, { status: 'failed', lastError: 'HTTP 500' });
+    expect((await store.get(r.id))?.webhook).toEqual({ url: 'https://hooks.example/x', status: 'failed', attempts: 2, firstAttemptAt: 1_790_000_000_123, lastError: 'HTTP 500' });
+  });
+});
+
 describe('QueueScheduler hands an item it gave up on back to its job', () => {
   it('after every attempt at an item was cut off, the lost-item handler is told once', async () => {
     const scheduler = new QueueScheduler({ redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });

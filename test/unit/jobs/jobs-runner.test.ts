@@ -195,30 +195,35 @@ describe('drain (shutdown)', () => {
 // The takeover itself, across real processes on Redis, is in jobs-redis.test.ts; here one process
 // stands in for it, with the stopped replica's attempts already in the store.
 describe('webhook delivery resumed from the attempts another replica recorded', () => {
-  it('makes only the attempts that replica left: WEBHOOK_MAX_ATTEMPTS counts every replica\'s', async () => {
+  /** A job's webhook delivered after a stopped replica recorded `recorded` in the store; every attempt gets a 500. */
+  async function resumed(recorded: { attempts: number; firstAttemptAt?: number }, env: Record<string, string>) {
     const receiver = await startReceiver();
     receiver.script(...Array.from({ length: 10 }, () => ({ status: 500 })));
     try {
-      const env = {
-        WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
-        WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_MAX_ATTEMPTS: '4',
-        WEBHOOK_RETRY_BASE_MS: '10',
-      };
       const store = new MemoryJobStore();
       let deliver: Deliver | undefined;
-      // The shared notifier's takeover, in one process: the stopped replica's 3 attempts are in the store.
+      // The shared notifier's takeover, in one process: the stopped replica's attempts are in the store.
       const takeover: Notifier = {
         start: (d) => void (deliver = d),
         async notify(jobId) {
-          await store.updateWebhook(jobId, { attempts: 3 });
+          await store.updateWebhook(jobId, recorded);
           await deliver!(jobId, newMessageId(), new AbortController().signal);
         },
         async drain() {},
       };
       const jobs = new JobService(
-        { config: testConfig(env), scorer, registry: new Registry(), logger: silent },
+        {
+          config: testConfig({
+            WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
+            WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
+            WEBHOOK_ALLOW_HTTP: 'true',
+            WEBHOOK_RETRY_BASE_MS: '10',
+            ...env,
+          }),
+          scorer,
+          registry: new Registry(),
+          logger: silent,
+        },
         { store, scheduler: new LocalScheduler(1), notifier: takeover },
       );
       const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/takeover') }));
@@ -226,11 +231,27 @@ describe('webhook delivery resumed from the attempts another replica recorded', 
         const v = await jobs.get('k', job.job_id);
         return v?.webhook?.status === 'failed' ? v : undefined;
       });
-      expect(view.webhook?.attempts).toBe(4);
-      expect(receiver.requests).toHaveLength(1);
+      return { webhook: view.webhook, requests: receiver.requests.length };
     } finally {
       await receiver.close();
     }
+  }
+
+  it("makes only the attempts that replica left: WEBHOOK_MAX_ATTEMPTS counts every replica's", async () => {
+    const { webhook, requests } = await resumed({ attempts: 3 }, { WEBHOOK_MAX_ATTEMPTS: '4' });
+    expect(webhook?.attempts).toBe(4);
+    expect(requests).toBe(1);
+  });
+
+  it("counts WEBHOOK_MAX_RETRY_MS from that replica's first attempt, not from the job's completion", async () => {
+    // The job completes now; the stopped replica's first attempt began 20 s ago, past the 10 s budget.
+    const { webhook, requests } = await resumed({ attempts: 1, firstAttemptAt: Date.now() - 20_000 }, { WEBHOOK_MAX_ATTEMPTS: '8', WEBHOOK_MAX_RETRY_MS: '10000' });
+    expect(requests).toBe(0);
+    expect(webhook).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(webhook?.last_error).toMatch(/budget used up/);
+    // Within the budget, it goes on until WEBHOOK_MAX_ATTEMPTS.
+    const within = await resumed({ attempts: 1, firstAttemptAt: Date.now() - 1_000 }, { WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_MAX_RETRY_MS: '10000' });
+    expect(within).toMatchObject({ requests: 2, webhook: { attempts: 3 } });
   });
 });
 
