@@ -1,9 +1,10 @@
 // Sparse grooming inside real chats: a few hand-written predatory lines (never used in training, not
 // from the generator's phrase banks) inserted by one speaker into held-out real benign test chats,
-// scored against the same chats untouched, as written and flattened. A proxy for the real
-// moderator exports (flat text of about 2,800 characters in which grooming is a few lines among
-// everyday talk), which the project does not hold. Targets for the one-line flat rendering are the
-// issue's targets for those exports (FLAT_TARGETS); the other rows are reported.
+// scored against the same chats untouched, as written, with each speaker's runs merged, and
+// flattened. A proxy for the real moderator exports (flat text of about 2,800 characters in
+// which grooming is a few lines among everyday talk), which the project does not hold. Targets for
+// the one-line flat rendering are the targets for those exports (FLAT_TARGETS); the other
+// rows are reported.
 
 import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
 import { createRng, type Rng } from '../data/rng.ts';

@@ -317,7 +317,8 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
     const merged = turnsOf(render(p!.groomed, 'merged runs'));
     expect(merged.every((t, i) => i === 0 || t.speaker !== merged[i - 1]!.speaker)).toBe(true);
     expect(merged.map((t) => t.text).join(' ')).toBe(p!.groomed.map((t) => t.text).join(' '));
-    // Real chats alternate, so an inserted line lands beside one of its speaker's own turns and joins it.
+    // Where the host alternates, an inserted line lands beside one of its speaker's own turns and joins
+    // it (one inserted at the very end can land beside the other speaker).
     const predatory = p!.groomed.filter((t) => SPARSE_LINES.includes(t.text)).map((t) => t.text);
     expect(merged.filter((t) => predatory.includes(t.text)).length).toBeLessThan(predatory.length);
   });
