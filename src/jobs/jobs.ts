@@ -402,8 +402,8 @@ export class JobService implements Jobs {
       metrics: this.#metrics,
       onAttempt: (n, firstAttemptAt) => void this.#store.updateWebhook(jobId, { attempts: n, firstAttemptAt }).catch(() => undefined),
       // Taken over from a replica that stopped mid-delivery: its attempts count against the limits, and
-      // the retry budget runs from its first attempt (from completion, the earliest it can have begun,
-      // if that replica stopped before recording it).
+      // the retry budget runs from its first attempt, recorded with the attempts (from completion, the
+      // earliest it can have begun, for a job recorded by a version that did not store it).
       ...(webhook.attempts > 0
         ? { resumeFrom: { attempts: webhook.attempts, startedAt: webhook.firstAttemptAt ?? record.completedAt ?? Date.now() } }
         : {}),

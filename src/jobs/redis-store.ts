@@ -95,9 +95,12 @@ redis.call('PEXPIRE', KEYS[5], ttl)
 if KEYS[6] then redis.call('PEXPIRE', KEYS[6], ttl) end
 return 1`;
 
-const UPDATE_IF_EXISTS = `
+// ARGV[1]: when the first delivery attempt began, or '' if not given; the rest: fields to set. The
+// first attempt's time is kept once set, so two replicas delivering at once cannot stretch the budget.
+const UPDATE_WEBHOOK = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+if ARGV[1] ~= '' then redis.call('HSETNX', KEYS[1], 'webhookFirstAttemptAt', ARGV[1]) end
+if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
 return 1`;
 
 /** A lease as stored: short keys, since every pending submission holds one. */
@@ -256,7 +259,7 @@ export class RedisJobStore implements JobStore {
         url: h.webhookUrl,
         status: WEBHOOK_STATUSES.includes(h.webhookStatus as WebhookStatus) ? (h.webhookStatus as WebhookStatus) : 'pending',
         attempts: Number(h.webhookAttempts ?? 0),
-        ...(num(h.webhookFirstAttemptAt) === undefined ? {} : { firstAttemptAt: num(h.webhookFirstAttemptAt) as number }),
+        ...(Number.isFinite(num(h.webhookFirstAttemptAt)) ? { firstAttemptAt: num(h.webhookFirstAttemptAt) as number } : {}),
         ...(h.webhookLastError === undefined ? {} : { lastError: h.webhookLastError }),
       };
     }
@@ -308,10 +311,10 @@ export class RedisJobStore implements JobStore {
     const args: string[] = [];
     if (patch.status !== undefined) args.push('webhookStatus', patch.status);
     if (patch.attempts !== undefined) args.push('webhookAttempts', String(patch.attempts));
-    if (patch.firstAttemptAt !== undefined) args.push('webhookFirstAttemptAt', String(patch.firstAttemptAt));
     if (patch.lastError !== undefined) args.push('webhookLastError', patch.lastError);
-    if (args.length === 0) return;
-    await this.#do(() => this.#redis.eval(UPDATE_IF_EXISTS, 1, this.#job(jobId), ...args));
+    const first = patch.firstAttemptAt === undefined ? '' : String(patch.firstAttemptAt);
+    if (args.length === 0 && first === '') return;
+    await this.#do(() => this.#redis.eval(UPDATE_WEBHOOK, 1, this.#job(jobId), first, ...args));
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {

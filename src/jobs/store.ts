@@ -21,7 +21,7 @@ export interface JobRecord {
     url: string;
     status: WebhookStatus;
     attempts: number;
-    /** When the first delivery attempt began, on whichever replica made it: WEBHOOK_MAX_RETRY_MS counts from it. */
+    /** When the first delivery attempt began, on whichever replica made it: WEBHOOK_MAX_RETRY_MS counts from it. Set once. */
     firstAttemptAt?: number;
     lastError?: string;
   };
@@ -253,7 +253,11 @@ export class MemoryJobStore implements JobStore {
 
   async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
     const webhook = this.#jobs.get(jobId)?.record.webhook;
-    if (webhook !== undefined) Object.assign(webhook, patch);
+    if (webhook === undefined) return;
+    // Kept once set, as RedisJobStore keeps it: the retry budget runs from the very first attempt.
+    const { firstAttemptAt, ...rest } = patch;
+    Object.assign(webhook, rest);
+    if (firstAttemptAt !== undefined) webhook.firstAttemptAt ??= firstAttemptAt;
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {

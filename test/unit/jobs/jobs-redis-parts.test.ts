@@ -185,6 +185,12 @@ describe('RedisJobStore keeps what a replica taking a webhook over needs', () =>
     await store.updateWebhook(r.id, { attempts: 2, firstAttemptAt: 1_790_000_000_123 });
     await store.updateWebhook(r.id, { status: 'failed', lastError: 'HTTP 500' });
     expect((await store.get(r.id))?.webhook).toEqual({ url: 'https://hooks.example/x', status: 'failed', attempts: 2, firstAttemptAt: 1_790_000_000_123, lastError: 'HTTP 500' });
+    // A second replica delivering at the same time cannot move the first attempt's time later.
+    await store.updateWebhook(r.id, { attempts: 3, firstAttemptAt: 1_790_000_999_000 });
+    expect((await store.get(r.id))?.webhook).toMatchObject({ attempts: 3, firstAttemptAt: 1_790_000_000_123 });
+    // A job that is gone is not written back into being.
+    await store.updateWebhook('no-such-job', { attempts: 1, firstAttemptAt: 1 });
+    expect(await store.get('no-such-job')).toBeUndefined();
   });
 });
 

@@ -243,6 +243,41 @@ describe('webhook delivery resumed from the attempts another replica recorded', 
     expect(requests).toBe(1);
   });
 
+  it('a delivery records when its first attempt began, for a replica that takes it over; set once, it is kept', async () => {
+    const receiver = await startReceiver();
+    receiver.script({ status: 500 }, { status: 500 }, { status: 500 });
+    try {
+      const store = new MemoryJobStore();
+      const jobs = new JobService(
+        {
+          config: testConfig({
+            WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
+            WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
+            WEBHOOK_ALLOW_HTTP: 'true',
+            WEBHOOK_RETRY_BASE_MS: '50',
+            WEBHOOK_MAX_ATTEMPTS: '3',
+          }),
+          scorer,
+          registry: new Registry(),
+          logger: silent,
+        },
+        { store, scheduler: new LocalScheduler(1), notifier: new LocalNotifier() },
+      );
+      const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/first') }));
+      await until(async () => ((await jobs.get('k', job.job_id))?.webhook?.status === 'failed' ? true : undefined));
+      const recorded = (await store.get(job.job_id))?.webhook;
+      const first = receiver.requests[0]!;
+      expect(recorded?.attempts).toBe(3);
+      expect(recorded?.firstAttemptAt).toBeLessThanOrEqual(first.at);
+      expect(recorded?.firstAttemptAt).toBeGreaterThan(first.at - 1000);
+      // Another replica's later start does not move it.
+      await store.updateWebhook(job.job_id, { attempts: 4, firstAttemptAt: Date.now() });
+      expect((await store.get(job.job_id))?.webhook).toMatchObject({ attempts: 4, firstAttemptAt: recorded!.firstAttemptAt });
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("counts WEBHOOK_MAX_RETRY_MS from that replica's first attempt, not from the job's completion", async () => {
     // The job completes now; the stopped replica's first attempt began 20 s ago, past the 10 s budget.
     const { webhook, requests } = await resumed({ attempts: 1, firstAttemptAt: Date.now() - 20_000 }, { WEBHOOK_MAX_ATTEMPTS: '8', WEBHOOK_MAX_RETRY_MS: '10000' });
