@@ -195,8 +195,11 @@ describe('drain (shutdown)', () => {
 // The takeover itself, across real processes on Redis, is in jobs-redis.test.ts; here one process
 // stands in for it, with the stopped replica's attempts already in the store.
 describe('webhook delivery resumed from the attempts another replica recorded', () => {
-  /** A job's webhook delivered after a stopped replica recorded `recorded` in the store; every attempt gets a 500. */
-  async function resumed(recorded: { attempts: number; firstAttemptAt?: number }, env: Record<string, string>) {
+  /**
+   * A job's webhook, every attempt answered 500, until it fails: delivered by this process alone, or,
+   * given `recorded`, taken over after a stopped replica recorded that in the store.
+   */
+  async function failedDelivery(env: Record<string, string>, recorded?: { attempts: number; firstAttemptAt?: number }) {
     const receiver = await startReceiver();
     receiver.script(...Array.from({ length: 10 }, () => ({ status: 500 })));
     try {
@@ -206,86 +209,56 @@ describe('webhook delivery resumed from the attempts another replica recorded', 
       const takeover: Notifier = {
         start: (d) => void (deliver = d),
         async notify(jobId) {
-          await store.updateWebhook(jobId, recorded);
+          await store.updateWebhook(jobId, recorded!);
           await deliver!(jobId, newMessageId(), new AbortController().signal);
         },
         async drain() {},
       };
-      const jobs = new JobService(
-        {
-          config: testConfig({
-            WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
-            WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
-            WEBHOOK_ALLOW_HTTP: 'true',
-            WEBHOOK_RETRY_BASE_MS: '10',
-            ...env,
-          }),
-          scorer,
-          registry: new Registry(),
-          logger: silent,
-        },
-        { store, scheduler: new LocalScheduler(1), notifier: takeover },
-      );
+      const config = testConfig({
+        WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
+        WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_RETRY_BASE_MS: '10',
+        ...env,
+      });
+      const notifier = recorded === undefined ? new LocalNotifier() : takeover;
+      const jobs = new JobService({ config, scorer, registry: new Registry(), logger: silent }, { store, scheduler: new LocalScheduler(1), notifier });
       const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/takeover') }));
       const view = await until(async () => {
         const v = await jobs.get('k', job.job_id);
         return v?.webhook?.status === 'failed' ? v : undefined;
       });
-      return { webhook: view.webhook, requests: receiver.requests.length };
+      return { webhook: view.webhook, requests: receiver.requests.length, firstRequestAt: receiver.requests[0]?.at, store, jobId: job.job_id };
     } finally {
       await receiver.close();
     }
   }
 
   it("makes only the attempts that replica left: WEBHOOK_MAX_ATTEMPTS counts every replica's", async () => {
-    const { webhook, requests } = await resumed({ attempts: 3 }, { WEBHOOK_MAX_ATTEMPTS: '4' });
+    const { webhook, requests } = await failedDelivery({ WEBHOOK_MAX_ATTEMPTS: '4' }, { attempts: 3 });
     expect(webhook?.attempts).toBe(4);
     expect(requests).toBe(1);
   });
 
   it('a delivery records when its first attempt began, for a replica that takes it over; set once, it is kept', async () => {
-    const receiver = await startReceiver();
-    receiver.script({ status: 500 }, { status: 500 }, { status: 500 });
-    try {
-      const store = new MemoryJobStore();
-      const jobs = new JobService(
-        {
-          config: testConfig({
-            WEBHOOK_SECRET: 'whsec_' + Buffer.alloc(32, 8).toString('base64'),
-            WEBHOOK_ALLOWED_HOSTS: receiver.hostPort,
-            WEBHOOK_ALLOW_HTTP: 'true',
-            WEBHOOK_RETRY_BASE_MS: '50',
-            WEBHOOK_MAX_ATTEMPTS: '3',
-          }),
-          scorer,
-          registry: new Registry(),
-          logger: silent,
-        },
-        { store, scheduler: new LocalScheduler(1), notifier: new LocalNotifier() },
-      );
-      const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/first') }));
-      await until(async () => ((await jobs.get('k', job.job_id))?.webhook?.status === 'failed' ? true : undefined));
-      const recorded = (await store.get(job.job_id))?.webhook;
-      const first = receiver.requests[0]!;
-      expect(recorded?.attempts).toBe(3);
-      expect(recorded?.firstAttemptAt).toBeLessThanOrEqual(first.at);
-      expect(recorded?.firstAttemptAt).toBeGreaterThan(first.at - 1000);
-      // Another replica's later start does not move it.
-      await store.updateWebhook(job.job_id, { attempts: 4, firstAttemptAt: Date.now() });
-      expect((await store.get(job.job_id))?.webhook).toMatchObject({ attempts: 4, firstAttemptAt: recorded!.firstAttemptAt });
-    } finally {
-      await receiver.close();
-    }
+    const { store, jobId, firstRequestAt } = await failedDelivery({ WEBHOOK_MAX_ATTEMPTS: '3' });
+    const recorded = (await store.get(jobId))?.webhook;
+    expect(recorded?.attempts).toBe(3);
+    expect(recorded?.firstAttemptAt).toBeLessThanOrEqual(firstRequestAt!);
+    expect(recorded?.firstAttemptAt).toBeGreaterThan(firstRequestAt! - 1000);
+    // Another replica's later start does not move it.
+    await store.updateWebhook(jobId, { attempts: 4, firstAttemptAt: Date.now() });
+    expect((await store.get(jobId))?.webhook).toMatchObject({ attempts: 4, firstAttemptAt: recorded!.firstAttemptAt });
   });
 
   it("counts WEBHOOK_MAX_RETRY_MS from that replica's first attempt, not from the job's completion", async () => {
     // The job completes now; the stopped replica's first attempt began 20 s ago, past the 10 s budget.
-    const { webhook, requests } = await resumed({ attempts: 1, firstAttemptAt: Date.now() - 20_000 }, { WEBHOOK_MAX_ATTEMPTS: '8', WEBHOOK_MAX_RETRY_MS: '10000' });
+    const { webhook, requests } = await failedDelivery({ WEBHOOK_MAX_ATTEMPTS: '8', WEBHOOK_MAX_RETRY_MS: '10000' }, { attempts: 1, firstAttemptAt: Date.now() - 20_000 });
     expect(requests).toBe(0);
     expect(webhook).toMatchObject({ status: 'failed', attempts: 1 });
     expect(webhook?.last_error).toMatch(/budget used up/);
     // Within the budget, it goes on until WEBHOOK_MAX_ATTEMPTS.
-    const within = await resumed({ attempts: 1, firstAttemptAt: Date.now() - 1_000 }, { WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_MAX_RETRY_MS: '10000' });
+    const within = await failedDelivery({ WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_MAX_RETRY_MS: '10000' }, { attempts: 1, firstAttemptAt: Date.now() - 1_000 });
     expect(within).toMatchObject({ requests: 2, webhook: { attempts: 3 } });
   });
 });
