@@ -103,12 +103,35 @@ MAX_TURNS = 64  # segment.max_turns of the exported segments (scripts/data/expor
 # max_tokens_per_turn (export.ts checks), so cutting each piece of a turn at it cuts the turn as the
 # server does. 32 would cut flat text like any turn (contract 3, model 3.2.0).
 MAX_TOKENS_PER_FLAT_PIECE = 8
+MAX_TOKENS_PER_TURN = 32  # segment.max_tokens_per_turn (export.ts DEFAULT_SEGMENT): pieces of a turn with a speaker
 
 
 VIEW_CHUNK_TOKENS = (3, 4, 5, 6, 8)
 
 
-def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, flat_tokens=MAX_TOKENS_PER_FLAT_PIECE):
+def merged_runs(pieces, onset, turn_tokens, flat_tokens):
+    """Each speaker's consecutive pieces joined into one turn and cut again as the server cuts a turn
+    (`flat_tokens` for unknown-speaker pieces), with where the onset piece's first token landed: what
+    the server makes of a chat whose client joined each burst into one message (recut.ts
+    mergeSpeakerRuns). A turn's pieces were cut from its start, so a lone turn comes out unchanged."""
+    out = []
+    view_onset = -1
+    k = 0
+    while k < len(pieces):
+        sp = pieces[k][1]
+        stream = []
+        while k < len(pieces) and pieces[k][1] == sp:
+            if k == onset:
+                view_onset = len(out) + len(stream) // (flat_tokens if sp == 3 else turn_tokens)
+            stream += pieces[k][0]
+            k += 1
+        size = flat_tokens if sp == 3 else turn_tokens
+        out += [(stream[i: i + size], sp) for i in range(0, len(stream), size)]
+    return out, view_onset
+
+
+def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, flat_tokens=MAX_TOKENS_PER_FLAT_PIECE,
+                  merge_rate=0.0, turn_tokens=MAX_TOKENS_PER_TURN):
     """The same conversation as a moderator's export might render it, built from its pieces and
     segmented in fixed segments of `max_turns` pieces, as the encoder does. Half the views are flat
     (every speaker unknown, id 3), the rest re-cut into short lines of 3 to 8 tokens each (drawn per
@@ -120,6 +143,10 @@ def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, flat_tokens
     stream cut into pieces of `flat_tokens` that straddle the messages. The shipped model trains with
     rate 0; runs 15 and 16 (docs/training.md, "Tried and not kept") found one-line views for sparse
     moves in one-line flat text at a cost elsewhere.
+
+    At `merge_rate`, a view that keeps its speakers joins each speaker's runs instead of cutting short
+    lines (merged_runs): a few predatory lines folded into long turns of everyday talk, the weakest
+    rendering of the sparse slice (scripts/eval/sparse-grooming.ts). The shipped model trains with 0.
 
     The harmful chat's onset moves with its tokens: to the piece holding the onset piece's first token."""
     pieces = [(ids, sp) for inp, spk in conv["segments"] for ids, sp in zip(inp, spk)]
@@ -136,6 +163,10 @@ def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, flat_tokens
                 view_onset = len(stream) // flat_tokens
             stream += ids
         out = [(stream[k: k + flat_tokens], 3) for k in range(0, len(stream), flat_tokens)]
+    # A chat that is flat already would merge into one line: left to the one-line views, which runs 15
+    # and 16 did not keep.
+    elif not flat and not conv["flat"] and merge_rate > 0 and rng.random() < merge_rate:
+        out, view_onset = merged_runs(pieces, onset, turn_tokens, flat_tokens)
     else:
         for i, (ids, sp) in enumerate(pieces):
             if i == onset:
@@ -313,7 +344,9 @@ def main():
     ap.add_argument("--token-dropout", type=float, default=0.2)
     ap.add_argument("--view-rate", type=float, default=0.5, help="share of each batch also trained flat or re-cut (0 turns it off)")
     ap.add_argument("--view-one-line-rate", type=float, default=0.0, help="share of flat views rendered as one line, as the server reads a one-line flat export (0, the shipped recipe: every flat view keeps the pieces)")
+    ap.add_argument("--view-merge-rate", type=float, default=0.0, help="share of the views that keep speakers rendered with each speaker's consecutive lines joined into one turn (0, the shipped recipe: they are cut into short lines)")
     ap.add_argument("--view-running", action=argparse.BooleanOptionalAction, default=False, help="also teach views the running-harm losses (benign prefixes, the moved onset); off in the shipped recipe")
+    ap.add_argument("--turn-piece-tokens", type=int, default=MAX_TOKENS_PER_TURN, help="segment.max_tokens_per_turn the segments were exported with (export.ts --max-tokens): how merged-runs views cut a turn")
     ap.add_argument("--flat-piece-tokens", type=int, default=MAX_TOKENS_PER_FLAT_PIECE, help="segment.max_tokens_per_flat_piece the segments were exported with (export.ts --max-flat-tokens)")
     ap.add_argument("--view-consistency", type=float, default=1.0, help="weight pulling a view's probability to the original's")
     ap.add_argument("--prefix-weight", type=float, default=0.8, help="weight of the benign running-harm loss (0 turns it off)")
@@ -362,7 +395,7 @@ def main():
                 # re-cut is trained on its label and pulled towards the original's probability.
                 chosen = [i for i in range(len(b)) if view_rng.random() < args.view_rate]
                 if chosen:
-                    views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens) for i in chosen]
+                    views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens, merge_rate=args.view_merge_rate, turn_tokens=args.turn_piece_tokens) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
                     vtarget = target[chosen]
                     vids, vspk, vages, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)

@@ -16,6 +16,7 @@
 #   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
 #   npm run train -- --repetitive 1000 --version x   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 1500 --version x      # adds chats of teen friends' apps, videos and plans (no released model yet)
+#   npm run train -- --view-merge-rate 0.3 --version x  # that share of re-cut views joins each speaker's bursts into one turn
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
 set -euo pipefail
 
@@ -72,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
     --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
     --view-one-line-rate) TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
+    --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
@@ -79,7 +81,7 @@ while [[ $# -gt 0 ]]; do
     --repetitive) REPETITIVE="$2"; shift 2 ;;
     --friends) FRIENDS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,19p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

@@ -11,7 +11,7 @@ import { contractOf } from '../../scripts/train/package.ts';
 import { validateManifest } from '../../src/scoring/model-package.ts';
 import { generate } from '../../scripts/data/generate.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
-import { flatten } from '../../scripts/data/recut.ts';
+import { flatten, mergeSpeakerRuns } from '../../scripts/data/recut.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
 import { encodeConversation, loadTokenizer, toModelInputs } from '../../src/scoring/encode.ts';
 
@@ -49,21 +49,30 @@ function trainPy(imports: string, lines: string[]): unknown {
   return JSON.parse(execFileSync(PY, ['-c', script], { encoding: 'utf8', maxBuffer: 64 << 20 }));
 }
 
+type Views = Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }>;
+
 /**
- * train.py's rendered_view of every exported conversation, with an rng whose draws always pick a flat
- * view, rendered as one line when `oneLineRate` is 1.
+ * train.py's rendered_view of every exported conversation, with an rng whose every draw is `draw`
+ * (0 picks a flat view and any rate's option, 0.99 a view that keeps speakers and any rate of 1),
+ * called with `rates` (rendered_view's arguments after the segment sizes).
  */
-function flatViews(rows: readonly SegmentRow[], oneLineRate: number): Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }> {
+function renderedViews(rows: readonly SegmentRow[], draw: number, rates: string): Views {
   const path = join(mkdtempSync(join(tmpdir(), 'views-')), 'segments.jsonl');
   writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return trainPy('from train import load_conversations, rendered_view', [
-    'class Flat:',
-    '    def random(self): return 0.0',
+    'class Draws:',
+    `    def random(self): return ${draw}`,
     '    def choice(self, xs): return xs[0]',
-    `views = {c["id"]: rendered_view(c, Flat(), ${oneLineRate}, ${SEGMENT.max_turns}, ${SEGMENT.max_tokens_per_flat_piece}) for c in load_conversations(${JSON.stringify(path)})}`,
+    `views = {c["id"]: rendered_view(c, Draws(), max_turns=${SEGMENT.max_turns}, flat_tokens=${SEGMENT.max_tokens_per_flat_piece}, turn_tokens=${SEGMENT.max_tokens_per_turn}, ${rates}) for c in load_conversations(${JSON.stringify(path)})}`,
     'print(json.dumps({k: {"segments": v["segments"], "onset": v["onset"], "flat": v["flat"]} for k, v in views.items()}))',
-  ]) as Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }>;
+  ]) as Views;
 }
+
+/** Flat views, rendered as one line when `oneLineRate` is 1. */
+const flatViews = (rows: readonly SegmentRow[], oneLineRate: number): Views => renderedViews(rows, 0.0, `one_line_rate=${oneLineRate}`);
+
+/** Views that keep their speakers, rendered with each speaker's runs merged. */
+const mergedViews = (rows: readonly SegmentRow[]): Views => renderedViews(rows, 0.99, 'merge_rate=1.0');
 
 describe('training-data export', () => {
   let dir: string;
@@ -204,6 +213,33 @@ describe('training-data export', () => {
       expect(out[r.id]?.segments.map(([ids]) => ids), r.id).toEqual(served.segments.map((s) => s.inputIds));
       expect(out[r.id]?.segments.map(([, spk]) => spk), r.id).toEqual(served.segments.map((s) => s.speakerIds));
     }
+  });
+
+  it.skipIf(!hasTorch)("renders a merged-runs view exactly as the server encodes the chat with each speaker's consecutive lines joined, the onset on the piece holding its first token", async () => {
+    const out = mergedViews(rows);
+    const tokenizer = loadTokenizer(tokenizerPath);
+    const onsetPieceOf = (id: string) => rows.find((x) => x.conv === id)?.onset_piece as number;
+    for (const r of records) {
+      const served = await encodeConversation(tokenizer, { conversation: mergeSpeakerRuns(toRequest(r).conversation) }, SEGMENT);
+      const view = out[r.id];
+      expect(view?.flat, r.id).toBe(!served.speakersKnown);
+      expect(view?.segments.map(([ids]) => ids), r.id).toEqual(served.segments.map((s) => s.inputIds));
+      expect(view?.segments.map(([, spk]) => spk), r.id).toEqual(served.segments.map((s) => s.speakerIds));
+    }
+    // Some record has a burst to merge, or this would only check the speakers view again.
+    const pieceCount = (segs: Array<[number[][], number[]]> | undefined) => (segs ?? []).reduce((n, [ids]) => n + ids.length, 0);
+    expect(records.some((r) => pieceCount(out[r.id]?.segments) < rows.filter((x) => x.conv === r.id).reduce((n, x) => n + x.input_ids.length, 0))).toBe(true);
+    // kit's line 13 and kit's turn holding the onset (lines 14 and 15) join into one turn: the onset is
+    // the served piece holding the onset's first token, inside that turn.
+    const cont = onsetRecords[1] as LabeledConversation;
+    const served = async (text: string) => (await encodeConversation(tokenizer, { conversation: text }, SEGMENT)).segments.flatMap((s) => s.inputIds);
+    const onsetToken = (await served(cont.conversation.split('\n').slice(0, 14).join('\n'))).reduce((n, ids) => n + ids.length, 0);
+    let seen = 0;
+    const holding = (await served(mergeSpeakerRuns(toRequest(cont).conversation))).findIndex((ids) => (seen += ids.length) > onsetToken);
+    expect(holding).toBeGreaterThan(0);
+    expect(out[cont.id]?.onset).toBe(holding);
+    expect(out[cont.id]?.onset).toBeLessThan(onsetPieceOf(cont.id));
+    expect(out['one-turn']?.onset).toBe(-1);
   });
 });
 
