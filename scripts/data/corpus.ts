@@ -65,6 +65,13 @@ export interface CorpusOptions {
   friends?: number | undefined;
 }
 
+/**
+ * The training slices of the shipped model's corpus: `train.sh`'s defaults (ERRANDS, REPETITIVE and
+ * FRIENDS there, kept in step by a test), so that `npm run eval` on a fresh machine rebuilds the
+ * corpus the shipped model was trained and calibrated on, not only its test split.
+ */
+export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 0 } as const;
+
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches };
   const out: LabeledConversation[] = [];

@@ -15,7 +15,7 @@ import { resolve, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from '../../src/scoring/types.ts';
-import { buildCorpus } from '../data/corpus.ts';
+import { SHIPPED_SLICES, buildCorpus } from '../data/corpus.ts';
 import { DEFAULT_DATA_DIR, REAL_SOURCES } from '../data/real.ts';
 import { TEST_FAMILIES } from '../data/generate.ts';
 import { toRequest } from '../data/export.ts';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const corpusPath = values.corpus ?? join(ROOT, '.tmp/train/corpus.jsonl');
   const corpus = existsSync(corpusPath)
     ? parseJsonl<LabeledConversation>(readFileSync(corpusPath, 'utf8'))
-    : buildCorpus({ seed: Number(values.seed), n: Number(values.n), real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [] });
+    : buildCorpus({ seed: Number(values.seed), n: Number(values.n), real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], ...SHIPPED_SLICES });
   const test = corpus.filter((r) => r.split === 'test');
 
   const scorer = await createScorer({ modelDir, workers: 2, intraOpThreads: 1, maxQueue: 10_000, timeoutMs: 600_000 });

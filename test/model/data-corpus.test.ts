@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCorpus, switchesWithout } from '../../scripts/data/corpus.ts';
+import { readFileSync } from 'node:fs';
+import { SHIPPED_SLICES, buildCorpus, switchesWithout } from '../../scripts/data/corpus.ts';
 import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, familyMoves, generate, repetitiveSlice } from '../../scripts/data/generate.ts';
 import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, REAL_REGISTER_SHARE, registerShiftReal, renderReal } from '../../scripts/data/real.ts';
 import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../../scripts/data/register.ts';
@@ -264,5 +265,13 @@ describe('data: ablation switches', () => {
     // Rendering still varies a repeated line (typos, shorthand, small talk joined to a line), so the
     // rendered text repeats less than the moves do: about 0.49 of lines distinct against 0.80.
     expect(distinctShare(narrow)).toBeLessThan(distinctShare(ordinary) * 0.7);
+  });
+});
+
+describe("data: the eval's fallback corpus", () => {
+  it("has the training slices train.sh's defaults give the shipped model, so npm run eval rebuilds its corpus", () => {
+    const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
+    const defaultOf = (name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(sh)?.[1]);
+    expect({ errands: defaultOf('ERRANDS'), repetitive: defaultOf('REPETITIVE'), friends: defaultOf('FRIENDS') }).toEqual(SHIPPED_SLICES);
   });
 });
