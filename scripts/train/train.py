@@ -119,13 +119,13 @@ def merged_runs(pieces, onset, turn_tokens, flat_tokens):
     k = 0
     while k < len(pieces):
         sp = pieces[k][1]
+        size = flat_tokens if sp == 3 else turn_tokens
         stream = []
         while k < len(pieces) and pieces[k][1] == sp:
             if k == onset:
-                view_onset = len(out) + len(stream) // (flat_tokens if sp == 3 else turn_tokens)
+                view_onset = len(out) + len(stream) // size
             stream += pieces[k][0]
             k += 1
-        size = flat_tokens if sp == 3 else turn_tokens
         out += [(stream[i: i + size], sp) for i in range(0, len(stream), size)]
     return out, view_onset
 

@@ -255,11 +255,12 @@ export class RedisJobStore implements JobStore {
     }
     if (h.error !== undefined) record.error = h.error;
     if (h.webhookUrl !== undefined) {
+      const firstAttemptAt = num(h.webhookFirstAttemptAt);
       record.webhook = {
         url: h.webhookUrl,
         status: WEBHOOK_STATUSES.includes(h.webhookStatus as WebhookStatus) ? (h.webhookStatus as WebhookStatus) : 'pending',
         attempts: Number(h.webhookAttempts ?? 0),
-        ...(Number.isFinite(num(h.webhookFirstAttemptAt)) ? { firstAttemptAt: num(h.webhookFirstAttemptAt) as number } : {}),
+        ...(firstAttemptAt !== undefined && Number.isFinite(firstAttemptAt) ? { firstAttemptAt } : {}),
         ...(h.webhookLastError === undefined ? {} : { lastError: h.webhookLastError }),
       };
     }
