@@ -17,6 +17,7 @@ import {
   evaluateLongSmallTalk,
   type LongTalkRow,
 } from './long-small-talk.ts';
+import { mean } from './metrics.ts';
 import { PROBES } from './probes.ts';
 import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, recutInvariance, type BatchScorer, type RecutReport } from './recut-invariance.ts';
 import { SHORT_TARGETS, evaluateShortChats, type ShortChatReport } from './short-chats.ts';
@@ -33,7 +34,19 @@ import {
   type FlatRenderingReport,
   type SliceRow,
 } from './slices.ts';
-import { SPARSE_GUARDED, SPARSE_GUARDED_LABEL, SPARSE_LINES, SPARSE_MIN_TURNS, evaluateSparseGrooming, type SparseRow } from './sparse-grooming.ts';
+import {
+  SPARSE_GUARDED,
+  SPARSE_GUARDED_LABEL,
+  SPARSE_LINES,
+  SPARSE_MIN_TURNS,
+  SPARSE_MOVE_RENDERINGS,
+  SPARSE_MOVE_REPEATS,
+  evaluateSparseGrooming,
+  evaluateSparseMoves,
+  movesRecognised,
+  type SparseMoveRow,
+  type SparseRow,
+} from './sparse-grooming.ts';
 import { STRUCTURE_TARGET_MAX_AUC, structureBaselineAuc, type StructureBaselineResult } from './structure-baseline.ts';
 
 export interface GuardCheck {
@@ -58,6 +71,8 @@ export interface GuardsReport {
   /** The same without the records' ages: reported, not guarded. */
   flat_renderings_without_ages: FlatRenderingReport;
   sparse_grooming: SparseRow[];
+  /** Each sparse line alone, said a few times: reported, not guarded. */
+  sparse_moves: SparseMoveRow[];
   long_small_talk: LongTalkRow[];
   attribution: AttributionRow[];
   /** Flat numbers for report.metrics (and so for the ablation table, the manifest and the card). */
@@ -96,6 +111,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   const flat = await flatRenderings(o.scorer, o.test);
   const flatNoAges = await flatRenderings(o.scorer, o.test, false);
   const sparse = await evaluateSparseGrooming(o.scorer, o.test, flat.cut_at_target_fpr);
+  const moves = await evaluateSparseMoves(o.scorer, o.test);
   const guardedSparse = sparse.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
   const longTalk = await evaluateLongSmallTalk(o.scorer);
   const attribution = [...attributionSlices(o.test, o.testPreds), probeAttribution(PROBES, o.probePreds)];
@@ -153,6 +169,14 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
         [`${key}_recall_at_flat_cut`, r4(r.recall_at_flat_cut)],
       ];
     })),
+    ...Object.fromEntries(SPARSE_MOVE_RENDERINGS.flatMap((rendering) => {
+      const rows = moves.filter((r) => r.rendering === rendering);
+      const key = rendering.replace(/ /g, '_');
+      return rows.length === 0 ? [] : [
+        [`sparse_moves_recognised_${key}`, movesRecognised(moves, rendering)],
+        [`sparse_moves_mean_flagged_${key}`, r4(mean(rows.map((r) => r.flagged)))],
+      ];
+    })),
     ...Object.fromEntries(longTalk.flatMap((r) => {
       const key = `long_talk_${r.variant.replace(/ /g, '_')}_${r.rendering.replace(/ /g, '_')}`;
       return [
@@ -180,6 +204,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
     flat_renderings: flat,
     flat_renderings_without_ages: flatNoAges,
     sparse_grooming: sparse,
+    sparse_moves: moves,
     long_small_talk: longTalk,
     attribution,
     metrics,
@@ -268,6 +293,13 @@ The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at wh
 |---|---|---|---|---|---|---|---|---|
 ${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
 
+One move alone: each line said ${SPARSE_MOVE_REPEATS} times by one speaker in every host, nothing else added, so the
+rows show which moves the model reads on their own and which only beside others (reported, not
+guarded: a friend's secret is no grooming by itself, but a moderator should know what goes unseen).
+Moves that flag at least half of their chats: ${SPARSE_MOVE_RENDERINGS.map((r) => `${r} ${movesRecognised(g.sparse_moves, r)} of ${SPARSE_LINES.length}`).join(', ')}.
+
+${sparseMoveTable(g.sparse_moves)}
+
 ### Long repeated small talk
 ${g.long_small_talk[0]?.chats ?? 0} long benign chats composed for the eval (never in training) of ${LONG_TALK_POOL.min} to ${LONG_TALK_POOL.max} everyday lines, drawn once per chat
 from ${LONG_TALK_LINES.length} (\`hey\`, \`wyd\`, \`just got back from school\`, \`gtg eat brb\`; about half are small talk the generator
@@ -292,4 +324,18 @@ nobody by design (\`predatory_user\` 'neither').
 |---|---|---|---|---|---|
 ${g.attribution.map((a) => `| ${a.slice} | ${a.harmful} | ${a.correct} of ${a.harmful} | ${f(a.accuracy)} | ${a.flagged} | ${f(a.accuracy_flagged)} |`).join('\n')}
 `;
+}
+
+/** One row per line, weakest first (by its chats flagged over both renderings), a flagged share and mean score per rendering. */
+function sparseMoveTable(rows: readonly SparseMoveRow[]): string {
+  if (rows.length === 0) return '(no host in the test split)';
+  const lines = [...new Set(rows.map((r) => r.line))];
+  const of = (line: string): SparseMoveRow[] => SPARSE_MOVE_RENDERINGS.map((rendering) => rows.find((r) => r.line === line && r.rendering === rendering) as SparseMoveRow);
+  const sum = (line: string): number => of(line).reduce((a, r) => a + r.flagged, 0);
+  lines.sort((a, b) => sum(a) - sum(b) || SPARSE_LINES.indexOf(a) - SPARSE_LINES.indexOf(b));
+  return [
+    `| line | ${SPARSE_MOVE_RENDERINGS.map((r) => `${r}: flagged, mean score`).join(' | ')} |`,
+    `|---|${SPARSE_MOVE_RENDERINGS.map(() => '---').join('|')}|`,
+    ...lines.map((line) => `| \`${line}\` | ${of(line).map((r) => `${f(r.flagged)}, ${f(r.mean_score)}`).join(' | ')} |`),
+  ].join('\n');
 }

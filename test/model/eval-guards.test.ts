@@ -12,7 +12,17 @@ import { hasSpeakerPrefixes, sliceRow, tagSlices } from '../../scripts/eval/slic
 import { atThreshold, cutAtFpr, prAuc } from '../../scripts/eval/metrics.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { COLUMNS, ablationMarkdown, parseRow } from '../../scripts/eval/ablation.ts';
-import { SPARSE_COUNTS, SPARSE_LINES, SPARSE_MIN_TURNS, render, sparsePairs } from '../../scripts/eval/sparse-grooming.ts';
+import {
+  SPARSE_COUNTS,
+  SPARSE_LINES,
+  SPARSE_MIN_TURNS,
+  SPARSE_MOVE_REPEATS,
+  evaluateSparseMoves,
+  movesRecognised,
+  render,
+  sparseMoveChats,
+  sparsePairs,
+} from '../../scripts/eval/sparse-grooming.ts';
 import { generate } from '../../scripts/data/generate.ts';
 import { LONG_TALK_INSERTED, LONG_TALK_LENGTHS, LONG_TALK_LINES, LONG_TALK_POOL, MENTION_LINES, evaluateLongSmallTalk, longTalkChats } from '../../scripts/eval/long-small-talk.ts';
 import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
@@ -321,6 +331,36 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
     // it (one inserted at the very end can land beside the other speaker).
     const predatory = p!.groomed.filter((t) => SPARSE_LINES.includes(t.text)).map((t) => t.text);
     expect(merged.filter((t) => predatory.includes(t.text)).length).toBeLessThan(predatory.length);
+  });
+
+  it('says one move alone a few times by one speaker, leaving the host otherwise untouched', () => {
+    const line = SPARSE_LINES[5] as string;
+    const chats = sparseMoveChats(test, line);
+    expect(chats.map((c) => c.id)).toEqual(sparsePairs(test, 3).map((p) => p.id));
+    for (const c of chats) {
+      const added = c.groomed.filter((t) => !c.turns.includes(t));
+      expect(added).toEqual(Array.from({ length: SPARSE_MOVE_REPEATS }, () => ({ speaker: c.predator, text: line })));
+      expect(c.groomed.filter((t) => c.turns.includes(t))).toEqual(c.turns);
+    }
+    expect(new Set(chats.map((c) => c.predator))).toEqual(new Set(['user1', 'user2']));
+    expect(sparseMoveChats([...test].reverse(), line)).toEqual(chats);
+    expect(() => sparseMoveChats(test, 'hello there')).toThrow(/not a sparse line/);
+  });
+
+  it('reports, per move and rendering, the share of its chats flagged, and counts the moves that flag half of them', async () => {
+    // A stand-in scorer that reads one move, and only with speaker prefixes.
+    const scorer = {
+      score: async (requests: ScoreRequest[]): Promise<Prediction[]> =>
+        requests.map((r) => ({ harmful_score: r.conversation.includes(SPARSE_LINES[0] as string) && /^user[12]: /m.test(r.conversation) ? 0.9 : 0.2 }) as Prediction),
+    };
+    const rows = await evaluateSparseMoves(scorer, test);
+    expect(rows).toHaveLength(SPARSE_LINES.length * 2);
+    const flagged = rows.filter((r) => r.flagged > 0);
+    expect(flagged.map((r) => [r.line, r.rendering, r.flagged])).toEqual([[SPARSE_LINES[0], 'speakers', 1]]);
+    expect(flagged[0]?.mean_score).toBeCloseTo(0.9);
+    expect(rows.find((r) => r.line === SPARSE_LINES[0] && r.rendering === 'flat one line')?.mean_score).toBeCloseTo(0.2);
+    expect([movesRecognised(rows, 'speakers'), movesRecognised(rows, 'flat one line')]).toEqual([1, 0]);
+    expect(await evaluateSparseMoves(scorer, [])).toEqual([]);
   });
 
   it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {
