@@ -46,7 +46,7 @@ for row in $ROWS; do
     # documented rows were measured on): the rows compare data and vocabulary, and a second member
     # would double every row's time.
     # shellcheck disable=SC2086
-    bash scripts/train/train.sh --no-eval --members 1 --errands 0 --epochs "$EPOCHS" --n "$N" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
+    bash scripts/train/train.sh --no-eval --members 1 --errands 0 --epochs "$EPOCHS" --n "$N" --version "0.0.0-ablation-$row" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
   fi
   [[ -f "$dir/eval/eval.json" ]] || node scripts/eval/run.ts --model "$dir/model" --corpus "$COMMON" --out "$dir/eval" --quick --no-card --no-manifest --no-plots > "$dir/eval.log" 2>&1
   row_args+=(--row "${LABEL[$row]}=$dir/eval/eval.json")

