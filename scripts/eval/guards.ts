@@ -293,10 +293,11 @@ The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at wh
 |---|---|---|---|---|---|---|---|---|
 ${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
 
-One move alone: each line said ${SPARSE_MOVE_REPEATS} times by one speaker in every host, nothing else added, so the
-rows show which moves the model reads on their own and which only beside others (reported, not
-guarded: a friend's secret is no grooming by itself, but a moderator should know what goes unseen).
-Moves that flag at least half of their chats: ${SPARSE_MOVE_RENDERINGS.map((r) => `${r} ${movesRecognised(g.sparse_moves, r)} of ${SPARSE_LINES.length}`).join(', ')}.
+One move alone: each line said ${SPARSE_MOVE_REPEATS} times by one speaker in every host (the same places and speaker for
+every line), nothing else added, so the rows show which moves the model reads on their own and which
+only beside others (reported, not guarded: a friend's secret is no grooming by itself, but a
+moderator should know what goes unseen).
+${g.sparse_moves.length === 0 ? '' : `Moves that flag at least half of their chats: ${SPARSE_MOVE_RENDERINGS.map((r) => `${r} ${movesRecognised(g.sparse_moves, r)} of ${SPARSE_LINES.length}`).join(', ')}.`}
 
 ${sparseMoveTable(g.sparse_moves)}
 

@@ -198,12 +198,18 @@ export interface SparseMoveRow {
   mean_score: number;
 }
 
-/** The hosts with `line` said SPARSE_MOVE_REPEATS times by one seeded speaker each; seeded per line. */
+/**
+ * The hosts with `line` said SPARSE_MOVE_REPEATS times by one seeded speaker each. One seed for every
+ * line: each line lands in the same places and with the same speaker, so the lines' rows are paired.
+ */
 export function sparseMoveChats(test: readonly LabeledConversation[], line: string, hosts = SPARSE_HOSTS): SparsePair[] {
-  const index = SPARSE_LINES.indexOf(line);
-  if (index < 0) throw new Error(`not a sparse line: ${line}`);
-  const rng = createRng(SPARSE_SEED + 100 + index);
-  return sparseHosts(test, hosts).map(({ id, turns }) => {
+  return moveChats(sparseHosts(test, hosts), line);
+}
+
+function moveChats(hosts: readonly SparseHost[], line: string): SparsePair[] {
+  if (!SPARSE_LINES.includes(line)) throw new Error(`not a sparse line: ${line}`);
+  const rng = createRng(SPARSE_SEED + 100);
+  return hosts.map(({ id, turns }) => {
     const predator = rng.pick<Party>(['user1', 'user2']);
     return { id, turns, groomed: insertAt(turns, Array<string>(SPARSE_MOVE_REPEATS).fill(line), predator, rng), predator };
   });
@@ -211,10 +217,11 @@ export function sparseMoveChats(test: readonly LabeledConversation[], line: stri
 
 /** Rows line by line, renderings in SPARSE_MOVE_RENDERINGS order; none when the split has no host. */
 export async function evaluateSparseMoves(scorer: BatchScorer, test: readonly LabeledConversation[]): Promise<SparseMoveRow[]> {
+  const hosts = sparseHosts(test, SPARSE_HOSTS);
+  if (hosts.length === 0) return [];
   const rows: SparseMoveRow[] = [];
   for (const line of SPARSE_LINES) {
-    const chats = sparseMoveChats(test, line);
-    if (chats.length === 0) return [];
+    const chats = moveChats(hosts, line);
     for (const rendering of SPARSE_MOVE_RENDERINGS) {
       const scores = (await scoreInBatches(scorer, chats.map((c) => ({ conversation: render(c.groomed, rendering) })))).map((p) => p.harmful_score);
       rows.push({ line, rendering, hosts: chats.length, flagged: mean(scores.map((x) => (x > 0.5 ? 1 : 0))), mean_score: mean(scores) });

@@ -5,20 +5,20 @@
 #   -> evaluation report.
 #
 #   npm run train                              # reproduces models/conversation-risk
-#   npm run train -- --data my.jsonl --version mine-1   # adds your labeled chats (docs/training.md, JSONL format)
+#   npm run train -- --data my.jsonl --version mine-1 --out DIR   # adds your labeled chats (docs/training.md, JSONL format)
 #   npm run train -- --pan12 convs.xml --pan12-predators ids.txt --version mine-2 --out /models/mine
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
-#   npm run train -- --vocab wordpiece --version x        # ablation: WordPiece from scratch, no pretrained vectors
-#   npm run train -- --without flat,register --version x  # ablation: leave data changes out (scripts/data/corpus.ts)
-#   npm run train -- --flat-piece-tokens 32 --version x   # contract 3: flat text cut like any turn (3.2.0)
-#   npm run train -- --thin-share 0.3 --version x         # that share of hosted guests thinned to a few lines
+#   npm run train -- --vocab wordpiece --version x --out DIR        # ablation: WordPiece from scratch, no pretrained vectors
+#   npm run train -- --without flat,register --version x --out DIR  # ablation: leave data changes out (scripts/data/corpus.ts)
+#   npm run train -- --flat-piece-tokens 32 --version x --out DIR   # contract 3: flat text cut like any turn (3.2.0)
+#   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --errands 0               # 3.4.0's corpus: no chats of adults' errands and coworkers (default 1,500, 3.5.0's)
 #   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
-#   npm run train -- --repetitive 1000 --version x   # adds long chats of repeated small talk, both classes (no released model yet)
-#   npm run train -- --friends 1500 --version x      # adds chats of teen friends' apps, videos and plans (no released model yet)
-#   npm run train -- --view-merge-rate 0.3 --version x  # that share of re-cut views joins each speaker's bursts into one turn
-#   npm run train -- --member-args '2:--view-rate 0.8' --version x  # member 2 trained with other options
-# Options that change data, vocabulary or training need --version (x above): such a model is no released one.
+#   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
+#   npm run train -- --friends 1500 --version x --out DIR      # adds chats of teen friends' apps, videos and plans (no released model yet)
+#   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
+#   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
+# Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -92,26 +92,36 @@ done
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
-# The default version names the released recipe trained: one network without errands is 3.3.0's,
-# two are 3.4.0's, two with 1,500 errand chats 3.5.0's. Members trained differently are none of them.
 for option in ERRANDS REPETITIVE FRIENDS; do
   [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
 done
+# Released models by networks:errand:repetitive:friends' chats, all else at its default: one network
+# without errands is 3.3.0's, two are 3.4.0's, two with 1,500 errand chats 3.5.0's.
+declare -A RELEASES=([2:1500:0:0]=3.5.0 [2:0:0:0]=3.4.0 [1:0:0:0]=3.3.0)
+RELEASED="${RELEASES[$MEMBERS:$ERRANDS:$REPETITIVE:$FRIENDS]:-}"
+# Any other option that changes data, vocabulary or training (members trained differently too) trains
+# a model of its own, which a released version's name would mislabel.
+(( ${#MEMBER_ARGS[@]} == 0 )) || CHANGED+=(--member-args)
+(( ${#CHANGED[@]} == 0 )) || RELEASED=""
+(( SMOKE == 0 )) || RELEASED=""
+# shellcheck disable=SC2207
+CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive and $FRIENDS friends' chats"
+(( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
-# Any other option that changes data, vocabulary or training trains a model of its own: a default
-# version would label it as a released model it is not.
-(( ${#MEMBER_ARGS[@]} == 0 )) || CHANGED+=(--member-args)
-if [[ -z "$VERSION" && ${#CHANGED[@]} -gt 0 ]]; then
-  echo "train.sh: ${CHANGED[*]} trains a model of its own; name it with --version" >&2; exit 2
-fi
 if [[ -z "$VERSION" ]]; then
-  case "$MEMBERS:$ERRANDS:$REPETITIVE:$FRIENDS" in
-    2:1500:0:0) VERSION=3.5.0 ;;
-    2:0:0:0) VERSION=3.4.0 ;;
-    1:0:0:0) VERSION=3.3.0 ;;
-    *) echo "train.sh: no released model has $MEMBERS network(s), $ERRANDS errand, $REPETITIVE repetitive and $FRIENDS friends' chats; name it with --version" >&2; exit 2 ;;
-  esac
+  [[ -n "$RELEASED" ]] || { echo "train.sh: no released model is $what; name it with --version" >&2; exit 2; }
+  VERSION="$RELEASED"
+fi
+for name in "${RELEASES[@]}"; do
+  if [[ "$VERSION" == "$name" && "$RELEASED" != "$name" ]]; then
+    echo "train.sh: $name is no model $what; name it otherwise" >&2; exit 2
+  fi
+done
+# The default output is the shipped model's directory: only a released recipe may replace it.
+if [[ -z "$OUT" && $SMOKE == 0 && -z "$RELEASED" ]]; then
+  echo "train.sh: $VERSION is no released model; give --out (the default is the shipped models/conversation-risk)" >&2; exit 2
 fi
 
 if [[ $SMOKE == 1 ]]; then

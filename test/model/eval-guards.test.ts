@@ -341,8 +341,14 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
       const added = c.groomed.filter((t) => !c.turns.includes(t));
       expect(added).toEqual(Array.from({ length: SPARSE_MOVE_REPEATS }, () => ({ speaker: c.predator, text: line })));
       expect(c.groomed.filter((t) => c.turns.includes(t))).toEqual(c.turns);
+      expect(c.groomed[0]).toBe(c.turns[0]);
     }
     expect(new Set(chats.map((c) => c.predator))).toEqual(new Set(['user1', 'user2']));
+    // Every line goes to the same places, by the same speaker: the lines' rows are paired.
+    const other = sparseMoveChats(test, SPARSE_LINES[9] as string);
+    const places = (cs: typeof chats): number[][] => cs.map((c) => c.groomed.flatMap((t, i) => (c.turns.includes(t) ? [] : [i])));
+    expect(places(other)).toEqual(places(chats));
+    expect(other.map((c) => c.predator)).toEqual(chats.map((c) => c.predator));
     expect(sparseMoveChats([...test].reverse(), line)).toEqual(chats);
     expect(() => sparseMoveChats(test, 'hello there')).toThrow(/not a sparse line/);
   });

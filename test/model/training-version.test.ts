@@ -1,7 +1,8 @@
-// train.sh names a model after the released recipe it trains, and refuses to give a released name to
-// anything else, before any work: a package labelled 3.5.0 must be 3.5.0's recipe.
+// train.sh names a model after the released recipe it trains, and refuses, before any work, to give a
+// released name or the shipped model's directory to anything else: a package labelled 3.5.0 must be
+// 3.5.0's recipe.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,44 +12,87 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * train.sh with `args`; PYTHON=/bin/false stops it at its first real step (exit 3, "lacks torch"),
- * which it reaches only once the options and the version are settled.
+ * which it reaches only once the options, the version and the output are settled.
  */
 function trainSh(args: string[]): { status: number | null; stderr: string } {
-  const r = spawnSync('bash', ['scripts/train/train.sh', '--out', join(dir, 'out'), '--work', join(dir, 'work'), ...args], {
+  const r = spawnSync('bash', ['scripts/train/train.sh', '--work', join(dir, 'work'), ...args], {
     env: { ...process.env, PYTHON: '/bin/false' },
     encoding: 'utf8',
     timeout: 30_000,
   });
   return { status: r.status, stderr: r.stderr };
 }
+const OUT = ['--out', join(dir, 'out')];
 
-describe('train.sh: versions', () => {
-  it.each([
-    ['--view-rate', '0.8'],
-    ['--view-merge-rate', '0.3'],
-    ['--vocab', 'wordpiece'],
-    ['--data', 'mine.jsonl'],
-    ['--thin-share', '0.15'],
-    ['--epochs', '3'],
-    ['--member-args', '2:--view-rate 0.8'],
-  ])('refuses %s without --version, naming the option', (option, value) => {
-    const r = trainSh([option, value]);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`${option} trains a model of its own; name it with --version`);
+/** train.sh's options as its parse loop lists them, with whether each marks the recipe changed and takes a value. */
+function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: boolean }> {
+  const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
+  const loop = sh.slice(sh.indexOf('while [[ $# -gt 0 ]]; do'), sh.indexOf('\ndone\n'));
+  return [...loop.matchAll(/^ {4}(-[-a-z0-9|]+)\)(.*)$/gm)].flatMap(([, names, body]) =>
+    (names as string).split('|').map((option) => ({ option, changes: (body as string).includes('CHANGED+='), takesValue: /shift 2/.test(body as string) })),
+  );
+}
+
+/** Options that leave the recipe alone, or that the released recipes themselves are told apart by. */
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--members', '--errands', '--repetitive', '--friends', '--member-args'];
+
+describe('train.sh: versions and output', () => {
+  const options = parsedOptions();
+
+  it('classifies every option it parses: it changes the recipe, or it is one of the few that do not', () => {
+    expect(options.length).toBeGreaterThan(30);
+    expect(options.filter((o) => !o.changes).map((o) => o.option).sort()).toEqual([...NOT_THE_RECIPE].sort());
   });
 
-  it('refuses a mix of the released slices that no release has', () => {
-    const r = trainSh(['--errands', '700']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/no released model has 2 network\(s\), 700 errand/);
-  });
-
-  it.each([[[]], [['--errands', '0']], [['--errands', '0', '--members', '1']], [['--vocab', 'wordpiece', '--version', 'x']]])(
-    'goes on with a released recipe or a named one (%j)',
-    (args) => {
-      const r = trainSh(args);
-      expect(r.stderr).toContain('lacks torch or onnx');
-      expect(r.status).toBe(3);
+  it.each(options.filter((o) => o.changes).map((o) => [o.option, o.takesValue]))(
+    'refuses %s without --version, naming the option (takes a value: %s)',
+    (option, takesValue) => {
+      const r = trainSh([...OUT, option as string, ...(takesValue ? ['1'] : [])]);
+      expect(r.stderr).toContain(`no released model is trained with ${option as string}; name it with --version`);
+      expect(r.status).toBe(2);
     },
   );
+
+  it('names members trained differently, and each option once', () => {
+    const r = trainSh([...OUT, '--view-rate', '0.8', '--epochs', '2', '--view-rate', '0.5', '--member-args', '2:--view-rate 0.8']);
+    expect(r.stderr).toContain('no released model is trained with --epochs --member-args --view-rate;');
+    expect(r.status).toBe(2);
+  });
+
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']]])(
+    'refuses a mix of the released slices that no release has (%j)',
+    (args) => {
+      const r = trainSh([...OUT, ...args]);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive and \d+ friends' chats; name it with --version/);
+      expect(r.status).toBe(2);
+    },
+  );
+
+  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
+    "refuses a released version's name for another recipe (%j)",
+    (args) => {
+      const r = trainSh([...OUT, ...args]);
+      expect(r.stderr).toMatch(/is no model .*; name it otherwise/);
+      expect(r.status).toBe(2);
+    },
+  );
+
+  it("refuses to write a model of its own over the shipped one: it needs --out", () => {
+    const r = trainSh(['--vocab', 'wordpiece', '--version', 'x']);
+    expect(r.stderr).toContain('x is no released model; give --out');
+    expect(r.status).toBe(2);
+  });
+
+  it.each([
+    [[]],
+    [['--errands', '0']],
+    [['--errands', '0', '--members', '1']],
+    [['--errands', '0', '--version', '3.4.0']],
+    [['--vocab', 'wordpiece', '--version', 'x', ...OUT]],
+    [['--smoke', '--view-rate', '0.8', ...OUT]],
+  ])('goes on with a released recipe, or a named one with its own directory (%j)', (args) => {
+    const r = trainSh(args);
+    expect(r.stderr).toContain('lacks torch or onnx');
+    expect(r.status).toBe(3);
+  });
 });
