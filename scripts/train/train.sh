@@ -42,11 +42,17 @@ CHANGED=()
 # Extra train.py options for one member, by its 1-based position: MEMBER_ARGS[k]="--view-rate 0.8".
 declare -A MEMBER_ARGS=()
 while [[ $# -gt 0 ]]; do
+  # Every option changes the recipe but these: where files go, the name, and the released recipes' own
+  # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
+  case "$1" in
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--members|--errands|--repetitive|--friends|--member-args) ;;
+    *) CHANGED+=("$1") ;;
+  esac
   case "$1" in
     --smoke) SMOKE=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
-    --seed) CHANGED+=("$1"); SEED="$2"; shift 2 ;;
+    --seed) SEED="$2"; shift 2 ;;
     --members) MEMBERS="$2"; shift 2 ;;
     --member-args)
       [[ "$2" =~ ^([1-9][0-9]*):(.*)$ ]] || { echo "train.sh: --member-args is K:OPTIONS, not $2" >&2; exit 2; }
@@ -59,31 +65,31 @@ while [[ $# -gt 0 ]]; do
         esac
       done
       MEMBER_ARGS[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
-    --n) CHANGED+=("$1"); N="$2"; shift 2 ;;
-    --epochs) CHANGED+=("$1"); EPOCHS="$2"; shift 2 ;;
+    --n) N="$2"; shift 2 ;;
+    --epochs) EPOCHS="$2"; shift 2 ;;
     --version) VERSION="$2"; shift 2 ;;
-    --data) CHANGED+=("$1"); CORPUS_ARGS+=(--data "$2"); shift 2 ;;
-    --pan12) CHANGED+=("$1"); CORPUS_ARGS+=(--pan12 "$2"); shift 2 ;;
-    --pan12-predators) CHANGED+=("$1"); CORPUS_ARGS+=(--pan12-predators "$2"); shift 2 ;;
-    --no-real) CHANGED+=("$1"); CORPUS_ARGS+=(--no-real); shift ;;
-    --no-synthetic) CHANGED+=("$1"); CORPUS_ARGS+=(--no-synthetic); shift ;;
+    --data) CORPUS_ARGS+=(--data "$2"); shift 2 ;;
+    --pan12) CORPUS_ARGS+=(--pan12 "$2"); shift 2 ;;
+    --pan12-predators) CORPUS_ARGS+=(--pan12-predators "$2"); shift 2 ;;
+    --no-real) CORPUS_ARGS+=(--no-real); shift ;;
+    --no-synthetic) CORPUS_ARGS+=(--no-synthetic); shift ;;
     --no-eval) EVAL=0; shift ;;
-    --vocab) CHANGED+=("$1"); VOCAB_MODE="$2"; shift 2 ;;
-    --vectors) CHANGED+=("$1"); VECTORS="$2"; shift 2 ;;
-    --vector-top) CHANGED+=("$1"); VECTOR_TOP="$2"; shift 2 ;;
-    --pretrained-residual) CHANGED+=("$1"); TRAIN_ARGS+=(--pretrained-residual); shift ;;
-    --view-rate) CHANGED+=("$1"); TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
-    --prefix-weight) CHANGED+=("$1"); TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
-    --onset-weight) CHANGED+=("$1"); TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
-    --view-one-line-rate) CHANGED+=("$1"); TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
-    --view-merge-rate) CHANGED+=("$1"); TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
-    --view-running|--no-view-running) CHANGED+=("$1"); TRAIN_ARGS+=("$1"); shift ;;
-    --without) CHANGED+=("$1"); CORPUS_ARGS+=(--without "$2"); shift 2 ;;
-    --thin-share) CHANGED+=("$1"); CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
+    --vocab) VOCAB_MODE="$2"; shift 2 ;;
+    --vectors) VECTORS="$2"; shift 2 ;;
+    --vector-top) VECTOR_TOP="$2"; shift 2 ;;
+    --pretrained-residual) TRAIN_ARGS+=(--pretrained-residual); shift ;;
+    --view-rate) TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
+    --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
+    --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
+    --view-one-line-rate) TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
+    --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
+    --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
+    --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
+    --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --errands) ERRANDS="$2"; shift 2 ;;
     --repetitive) REPETITIVE="$2"; shift 2 ;;
     --friends) FRIENDS="$2"; shift 2 ;;
-    --flat-piece-tokens) CHANGED+=("$1"); FLAT_PIECE="$2"; shift 2 ;;
+    --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
     -h|--help) sed -n 2,21p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac

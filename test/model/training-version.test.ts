@@ -24,12 +24,16 @@ function trainSh(args: string[]): { status: number | null; stderr: string } {
 }
 const OUT = ['--out', join(dir, 'out')];
 
-/** train.sh's options as its parse loop lists them, with whether each marks the recipe changed and takes a value. */
+/** The parse loop's own list of options that leave the recipe alone (every other option changes it). */
+const ALLOW_LINE = /^ {4}(-[-a-z0-9|]+)\) ;;$/m;
+
+/** train.sh's options as its parse loop lists them, with whether each changes the recipe and takes a value. */
 function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: boolean }> {
   const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
   const loop = sh.slice(sh.indexOf('while [[ $# -gt 0 ]]; do'), sh.indexOf('\ndone\n'));
-  return [...loop.matchAll(/^ {4}(-[-a-z0-9|]+)\)(.*)$/gm)].flatMap(([, names, body]) =>
-    (names as string).split('|').map((option) => ({ option, changes: (body as string).includes('CHANGED+='), takesValue: /shift 2/.test(body as string) })),
+  const allowed = (ALLOW_LINE.exec(loop)?.[1] ?? '').split('|');
+  return [...loop.replace(ALLOW_LINE, '').matchAll(/^ {4}(-[-a-z0-9|]+)\)(.*)$/gm)].flatMap(([, names, body]) =>
+    (names as string).split('|').map((option) => ({ option, changes: !allowed.includes(option), takesValue: /shift 2/.test(body as string) })),
   );
 }
 
