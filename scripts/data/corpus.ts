@@ -71,6 +71,8 @@ export interface CorpusOptions {
  * corpus the shipped model was trained and calibrated on, not only its test split.
  */
 export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 0 } as const;
+/** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
+export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches };
@@ -90,6 +92,14 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
+}
+
+/**
+ * The shipped model's test split as `train.sh` builds its corpus, which `npm run eval` measures when no
+ * corpus file is given. The training slices never reach the test split, so they are not built.
+ */
+export function shippedTestSplit(dataDir = DEFAULT_DATA_DIR): LabeledConversation[] {
+  return buildCorpus({ ...SHIPPED_CORPUS, real: true, synthetic: true, dataDir, jsonl: [] }).filter((r) => r.split === 'test');
 }
 
 export function summarize(records: LabeledConversation[]): Record<string, Record<string, number>> {
@@ -114,8 +124,8 @@ if (import.meta.main) {
   const { values } = parseArgs({
     options: {
       out: { type: 'string' },
-      seed: { type: 'string', default: '7' },
-      n: { type: 'string', default: '16000' },
+      seed: { type: 'string', default: String(SHIPPED_CORPUS.seed) },
+      n: { type: 'string', default: String(SHIPPED_CORPUS.n) },
       data: { type: 'string', multiple: true, default: [] },
       pan12: { type: 'string' },
       'pan12-predators': { type: 'string' },

@@ -15,7 +15,7 @@ import { resolve, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from '../../src/scoring/types.ts';
-import { SHIPPED_SLICES, buildCorpus } from '../data/corpus.ts';
+import { SHIPPED_CORPUS, SHIPPED_SLICES, buildCorpus } from '../data/corpus.ts';
 import { DEFAULT_DATA_DIR, REAL_SOURCES } from '../data/real.ts';
 import { TEST_FAMILIES } from '../data/generate.ts';
 import { toRequest } from '../data/export.ts';
@@ -59,8 +59,8 @@ async function main(): Promise<void> {
       model: { type: 'string', default: SHIPPED_MODEL_DIR },
       corpus: { type: 'string' },
       out: { type: 'string', default: join(ROOT, 'reports') },
-      seed: { type: 'string', default: '7' },
-      n: { type: 'string', default: '16000' },
+      seed: { type: 'string', default: String(SHIPPED_CORPUS.seed) },
+      n: { type: 'string', default: String(SHIPPED_CORPUS.n) },
       'no-manifest': { type: 'boolean', default: false },
       'no-card': { type: 'boolean', default: false },
       'no-plots': { type: 'boolean', default: false },

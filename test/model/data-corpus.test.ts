@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { SHIPPED_SLICES, buildCorpus, switchesWithout } from '../../scripts/data/corpus.ts';
+import { SHIPPED_CORPUS, SHIPPED_SLICES, buildCorpus, switchesWithout } from '../../scripts/data/corpus.ts';
 import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, familyMoves, generate, repetitiveSlice } from '../../scripts/data/generate.ts';
 import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, REAL_REGISTER_SHARE, registerShiftReal, renderReal } from '../../scripts/data/real.ts';
 import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../../scripts/data/register.ts';
@@ -269,9 +269,10 @@ describe('data: ablation switches', () => {
 });
 
 describe("data: the eval's fallback corpus", () => {
-  it("has the training slices train.sh's defaults give the shipped model, so npm run eval rebuilds its corpus", () => {
+  it("has the seed, size and training slices train.sh's defaults give the shipped model, so npm run eval rebuilds its corpus", () => {
     const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
     const defaultOf = (name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(sh)?.[1]);
     expect({ errands: defaultOf('ERRANDS'), repetitive: defaultOf('REPETITIVE'), friends: defaultOf('FRIENDS') }).toEqual(SHIPPED_SLICES);
+    expect({ seed: defaultOf('SEED'), n: defaultOf('N') }).toEqual(SHIPPED_CORPUS);
   });
 });

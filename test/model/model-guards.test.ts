@@ -4,53 +4,32 @@
 // Long benign chats of repeated small talk, with or without one everyday mention of an app, a picture
 // or a meeting, are flagged no more often than flattened benign chats may be (the eval's slice, whole).
 // Model 1.1.0 broke them outright (a lone `user1: hi` scored 1.0; flattening moved a third of the
-// scores by 0.15 or more). This fixed set of 260 conversations is a sample: `npm run eval` measures
-// the same rules on 1,500 conversations of the full test split and reports them with PASS/FAIL.
-// Each failure prints the measured figure.
+// scores by 0.15 or more). The re-cut rule is measured as `npm run eval` measures it, by the same
+// function on the same 1,500 conversations of the shipped model's test split (real chats, hosted
+// exchanges, excerpts and generated chats alike), so a model that passes here passes there and the
+// other way round. Each failure prints the measured figure.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ScoreRequest } from '../../src/scoring/types.ts';
-import { generate } from '../../scripts/data/generate.ts';
-import { DEFAULT_DATA_DIR, loadPersonaChat, loadTopicalChat } from '../../scripts/data/real.ts';
-import type { LabeledConversation } from '../../scripts/data/record.ts';
+import { shippedTestSplit } from '../../scripts/data/corpus.ts';
+import { DEFAULT_DATA_DIR } from '../../scripts/data/real.ts';
 import { RECUTS, type Recut } from '../../scripts/data/recut.ts';
-import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, deterministicSubsample, scoreInBatches } from '../../scripts/eval/recut-invariance.ts';
+import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, recutInvariance, scoreInBatches, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
 import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
-const GENERATED = 200;
-const REAL = 60;
-
-/** 200 generated test-split conversations (fixed seed) plus 60 real benign test chats from ../shared/data. */
-function guardConversations(): LabeledConversation[] {
-  const generated = deterministicSubsample(
-    generate({ seed: 11, n: 1500 }).filter((r) => r.split === 'test'),
-    GENERATED,
-    'model-guards',
-  );
-  // The real chats are read in place from ../shared/data, as training reads them: the guard's share
-  // is counted over all 260, so a missing folder must fail here rather than quietly guard 200.
-  if (!existsSync(DEFAULT_DATA_DIR)) throw new Error(`the guard reads 60 real benign chats from ${DEFAULT_DATA_DIR}, which is missing`);
-  const real = deterministicSubsample([...loadTopicalChat(), ...loadPersonaChat()].filter((r) => r.split === 'test'), REAL, 'model-guards');
-  if (generated.length !== GENERATED || real.length !== REAL) {
-    throw new Error(`guard set: ${generated.length} generated and ${real.length} real chats, expected ${GENERATED} and ${REAL}`);
-  }
-  return [...generated, ...real];
-}
-
-const request = (r: LabeledConversation, conversation: string): ScoreRequest => ({ conversation, age_a: r.age_a, age_b: r.age_b });
+/** The eval's re-cut sample size (guards.ts runGuards' default). */
+const RECUT_SAMPLE = 1500;
 
 describe('shipped model: shortcut guards', () => {
   let scorer: EngineScorer;
-  let conversations: LabeledConversation[];
-  let original: Promise<number[]> | undefined;
+  let recut: Promise<RecutReport> | undefined;
 
   beforeAll(async () => {
     scorer = await createScorer({ modelDir: MODEL_DIR, workers: 1, intraOpThreads: 1, maxQueue: 10_000, timeoutMs: 120_000 });
-    conversations = guardConversations();
   });
   afterAll(async () => {
     await scorer?.close();
@@ -84,20 +63,29 @@ describe('shipped model: shortcut guards', () => {
     expect(rows).toHaveLength(4);
   });
 
+  /** The eval's re-cut report on the shipped test split, computed once for the three re-cuts. */
+  function recutReport(): Promise<RecutReport> {
+    if (!scorer.ready) throw new Error(`the shipped model at models/conversation-risk did not load, so no guard can pass: ${scorer.loadError}`);
+    // The real chats are read in place from ../shared/data, as training reads them: without them the
+    // sample would be another one, so a missing folder fails here rather than quietly guarding less.
+    if (!existsSync(DEFAULT_DATA_DIR)) throw new Error(`the guard's test split holds real chats from ${DEFAULT_DATA_DIR}, which is missing`);
+    recut ??= recutInvariance(scorer, shippedTestSplit(), RECUT_SAMPLE);
+    return recut;
+  }
+
   it.each(Object.keys(RECUTS) as Recut[])(
-    `rule "re-cut invariance" ($0): a share >= ${RECUT_TARGET_SHARE} of conversations move by < ${RECUT_MAX_MOVE}`,
-    async (recut) => {
-      original ??= scores(conversations.map((r) => request(r, r.conversation)));
-      const before = await original;
-      const after = await scores(conversations.map((r) => request(r, RECUTS[recut](r.conversation))));
-      const moves = after.map((s, i) => Math.abs(s - (before[i] as number)));
-      const stable = moves.filter((m) => m < RECUT_MAX_MOVE).length;
-      const share = stable / moves.length;
-      const meanMove = moves.reduce((a, b) => a + b, 0) / moves.length;
+    `rule "re-cut invariance" ($0): a share >= ${RECUT_TARGET_SHARE} of ${RECUT_SAMPLE} test conversations move by < ${RECUT_MAX_MOVE}`,
+    async (name) => {
+      const report = await recutReport();
+      expect(report.conversations).toBe(RECUT_SAMPLE);
+      const row = report.rows.find((r) => r.recut === name);
+      expect(row?.guarded, `re-cut ${name} is not among the eval's guarded rows`).toBe(true);
+      if (row === undefined) return;
       expect(
-        share,
-        `re-cut invariance (${recut}): ${stable} of ${moves.length} conversations (share ${share.toFixed(3)}) moved by < ${RECUT_MAX_MOVE}, rule >= ${RECUT_TARGET_SHARE}; mean abs move ${meanMove.toFixed(3)}`,
+        row.share_stable,
+        `re-cut invariance (${name}): share ${row.share_stable.toFixed(3)} of ${row.conversations} conversations moved by < ${RECUT_MAX_MOVE}, rule >= ${RECUT_TARGET_SHARE}; changed by the re-cut ${row.changed}, share among them ${row.share_stable_changed.toFixed(3)}; mean abs move ${row.mean_abs_move.toFixed(3)}`,
       ).toBeGreaterThanOrEqual(RECUT_TARGET_SHARE);
     },
+    600_000,
   );
 });
