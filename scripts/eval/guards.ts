@@ -167,6 +167,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
         [`${key}_recall_at_0_5`, r4(r.recall_at_0_5)],
         [`${key}_fpr_at_0_5`, r4(r.fpr_at_0_5)],
         [`${key}_recall_at_flat_cut`, r4(r.recall_at_flat_cut)],
+        [`${key}_recall_at_host_cut`, r4(r.recall_at_host_cut)],
       ];
     })),
     ...Object.fromEntries(SPARSE_MOVE_RENDERINGS.flatMap((rendering) => {
@@ -287,11 +288,14 @@ moderator exports, where grooming is a few lines among everyday talk. FPR counts
 untouched, rendered the same way. *merged runs* joins each speaker's consecutive lines into one turn, as
 some clients export a burst, so an inserted line rides inside a long turn of everyday talk. Targets
 (the issue's for real flat exports) apply to ${SPARSE_GUARDED_LABEL}.
-The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at which ${FLAT_TARGETS.fpr_max} of the flattened benign test chats are flagged.
+The flat cut is the one above (${f(g.flat_renderings.cut_at_target_fpr)}), at which ${FLAT_TARGETS.fpr_max} of the flattened benign test chats are flagged
+(the generator's hard negatives among them). The host cut is the row's own, at which ${FLAT_TARGETS.fpr_max} of its untouched
+real hosts are flagged: the issue's "${FLAT_TARGETS.recall_min} flagged with <= ${FLAT_TARGETS.fpr_max} of the other excerpts flagged" read
+against real benign chats alone (reported, not guarded; the guard is at 0.5, one threshold for every chat).
 
-| lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | predator named (flagged) |
-|---|---|---|---|---|---|---|---|---|
-${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
+| lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | host cut; recall there | predator named (flagged) |
+|---|---|---|---|---|---|---|---|---|---|
+${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.host_cut)}; ${f(r.recall_at_host_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
 
 One move alone: each line said ${SPARSE_MOVE_REPEATS} times by one speaker in every host (the same places and speaker for
 every line), nothing else added, so the rows show which moves the model reads on their own and which

@@ -11,8 +11,9 @@ import { createRng, type Rng } from '../data/rng.ts';
 import { REAL_SOURCES } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { mergeSpeakerRuns, renderTurns, turnsOf } from '../data/recut.ts';
-import { atThreshold, mean, rocAuc } from './metrics.ts';
+import { atThreshold, cutAtFpr, mean, rocAuc } from './metrics.ts';
 import { deterministicSubsample, scoreInBatches, type BatchScorer } from './recut-invariance.ts';
+import { FLAT_TARGETS } from './slices.ts';
 
 /** Age, being alone, secrecy, pictures and camera, another app, gifts, meeting, flattery: the moves the issue names. */
 export const SPARSE_LINES: readonly string[] = [
@@ -131,6 +132,13 @@ export interface SparseRow {
   /** At the flat cut (FlatRenderingReport.cut_at_target_fpr): recall of the groomed chats, FPR of their hosts. */
   recall_at_flat_cut: number;
   fpr_at_flat_cut: number;
+  /**
+   * The cut at which FLAT_TARGETS.fpr_max of the untouched hosts (real benign chats) are flagged, and
+   * the recall there: the issue's "flagged with <= 5 % of the other excerpts flagged" read against
+   * real benign chats alone, where the flat cut reads it against the generator's hard negatives too.
+   */
+  host_cut: number;
+  recall_at_host_cut: number;
   /** Among flagged groomed chats; renderings with speakers only (flat text names nobody by design). */
   predator_named_flagged: number;
 }
@@ -159,6 +167,7 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
       const at = atThreshold(labels, scores);
       // No cut given: nothing to report (a NaN cut would flag nothing and read as recall 0).
       const atCut = Number.isFinite(flatCut) ? atThreshold(labels, scores, flatCut) : undefined;
+      const hostCut = cutAtFpr(labels, scores, FLAT_TARGETS.fpr_max);
       rows.push({
         lines,
         rendering,
@@ -169,6 +178,8 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
         fpr_at_0_5: at.fpr,
         recall_at_flat_cut: atCut?.recall ?? Number.NaN,
         fpr_at_flat_cut: atCut?.fpr ?? Number.NaN,
+        host_cut: hostCut,
+        recall_at_host_cut: atThreshold(labels, scores, hostCut).recall,
         predator_named_flagged:
           NAMED_RENDERINGS.has(rendering)
             ? mean(preds.flatMap((p, i) => (p.harmful_score > 0.5 ? [p.predatory_user === pairs[i]?.predator ? 1 : 0] : [])))

@@ -4,7 +4,7 @@ import { curveOf, onsetLatency } from '../../scripts/eval/early.ts';
 import { describe, expect, it } from 'vitest';
 import { turnOfLine } from '../../scripts/data/export.ts';
 import { RECUTS, turnsOf } from '../../scripts/data/recut.ts';
-import { createRng, type Rng } from '../../scripts/data/rng.ts';
+import { createRng, hash32, type Rng } from '../../scripts/data/rng.ts';
 import { STRUCTURE_FEATURES, structureBaselineAuc, structureFeatures, type StructureExample } from '../../scripts/eval/structure-baseline.ts';
 import { ISSUE_EXAMPLES, SHORT_BENIGN_MIN, SHORT_PREDATORY_MIN, shortBenignChats, shortPredatoryChats } from '../../scripts/eval/short-chats.ts';
 import { deterministicSubsample, recutChanges, stabilityRow } from '../../scripts/eval/recut-invariance.ts';
@@ -17,6 +17,7 @@ import {
   SPARSE_LINES,
   SPARSE_MIN_TURNS,
   SPARSE_MOVE_REPEATS,
+  evaluateSparseGrooming,
   evaluateSparseMoves,
   movesRecognised,
   render,
@@ -367,6 +368,27 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
     expect(rows.find((r) => r.line === SPARSE_LINES[0] && r.rendering === 'flat one line')?.mean_score).toBeCloseTo(0.2);
     expect([movesRecognised(rows, 'speakers'), movesRecognised(rows, 'flat one line')]).toEqual([1, 0]);
     expect(await evaluateSparseMoves(scorer, [])).toEqual([]);
+  });
+
+  it('reports recall at the host cut, where 5 % of the untouched real hosts are flagged, beside recall at 0.5 and at the flat cut', async () => {
+    // A stand-in scorer: hosts spread over [0, 0.4) by a hash of their text, groomed chats at 0.45.
+    const scorer = {
+      score: async (requests: ScoreRequest[]): Promise<Prediction[]> =>
+        requests.map((r) => ({ harmful_score: SPARSE_LINES.some((l) => r.conversation.includes(l)) ? 0.45 : ((hash32(r.conversation) % 1000) / 1000) * 0.4 }) as Prediction),
+    };
+    const rows = await evaluateSparseGrooming(scorer, test, 0.5);
+    expect(rows).toHaveLength(SPARSE_COUNTS.length * 4);
+    for (const r of rows) {
+      expect(r.pairs).toBe(30);
+      expect([r.recall_at_0_5, r.recall_at_flat_cut, r.recall_at_host_cut]).toEqual([0, 0, 1]);
+      expect(r.host_cut).toBeLessThan(0.4);
+    }
+    // The cut flags no more than 5 % of the hosts (ties at the top stay unflagged), and no lower than that.
+    const p = sparsePairs(test, 5);
+    const hostScores = (await scorer.score(p.map((x) => ({ conversation: render(x.turns, 'speakers') })))).map((x) => x.harmful_score);
+    const cut = rows.find((r) => r.lines === 5 && r.rendering === 'speakers')?.host_cut ?? Number.NaN;
+    expect(hostScores.filter((x) => x > cut).length).toBeLessThanOrEqual(0.05 * hostScores.length);
+    expect(hostScores.filter((x) => x >= cut).length).toBeGreaterThan(0.05 * hostScores.length);
   });
 
   it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {
