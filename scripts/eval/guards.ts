@@ -44,6 +44,7 @@ import {
   evaluateSparseGrooming,
   evaluateSparseMoves,
   movesRecognised,
+  type SparseLengthBand,
   type SparseMoveRow,
   type SparseRow,
 } from './sparse-grooming.ts';
@@ -168,6 +169,12 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
         [`${key}_fpr_at_0_5`, r4(r.fpr_at_0_5)],
         [`${key}_recall_at_flat_cut`, r4(r.recall_at_flat_cut)],
         [`${key}_recall_at_host_cut`, r4(r.recall_at_host_cut)],
+        ...(r === guardedSparse
+          ? r.recall_by_length.map((b, i) => {
+              const next = r.recall_by_length[i + 1]?.min_characters;
+              return [`${key}_recall_at_0_5_length_${b.min_characters}_${next === undefined ? 'up' : next - 1}`, r4(b.recall_at_0_5)];
+            })
+          : []),
       ];
     })),
     ...Object.fromEntries(SPARSE_MOVE_RENDERINGS.flatMap((rendering) => {
@@ -296,6 +303,7 @@ against real benign chats alone (reported, not guarded; the guard is at 0.5, one
 | lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | host cut; recall there | predator named (flagged) |
 |---|---|---|---|---|---|---|---|---|---|
 ${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${f(r.roc_auc)} | ${f(r.recall_at_0_5)} | ${f(r.fpr_at_0_5)} | ${f(r.recall_at_flat_cut)} / ${f(r.fpr_at_flat_cut)} | ${f(r.host_cut)}; ${f(r.recall_at_host_cut)} | ${f(r.predator_named_flagged)} |`).join('\n')}
+${sparseLengthLine(g.sparse_grooming)}
 
 One move alone: each line said ${SPARSE_MOVE_REPEATS} times by one speaker in every host (the same places and speaker for
 every line), nothing else added, so the rows show which moves the model reads on their own and which
@@ -332,6 +340,18 @@ ${g.attribution.map((a) => `| ${a.slice} | ${a.harmful} | ${a.correct} of ${a.ha
 }
 
 /** One row per line, weakest first (by its chats flagged over both renderings), a flagged share and mean score per rendering. */
+/** The guarded row's recall by length: the slice's chats are shorter than the issue's exports (about 2,800 characters). */
+function sparseLengthLine(rows: readonly SparseRow[]): string {
+  const row = rows.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
+  if (row === undefined) return '';
+  const band = (b: SparseLengthBand, i: number): string => {
+    const next = row.recall_by_length[i + 1]?.min_characters;
+    const range = next === undefined ? `${b.min_characters} or more` : b.min_characters === 0 ? `under ${next}` : `${b.min_characters} to ${next - 1}`;
+    return `${range} characters ${f(b.recall_at_0_5)} (${b.chats} chats)`;
+  };
+  return `\n${SPARSE_GUARDED_LABEL}, recall at 0.5 by the chat's length (the issue's exports run to about 2,800 characters): ${row.recall_by_length.map(band).join('; ')}.\n`;
+}
+
 function sparseMoveTable(rows: readonly SparseMoveRow[]): string {
   if (rows.length === 0) return '(no host in the test split)';
   const lines = [...new Set(rows.map((r) => r.line))];

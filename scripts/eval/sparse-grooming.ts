@@ -120,11 +120,33 @@ export function render(turns: readonly Turn[], rendering: SparseRendering): stri
   return turns.map((t) => t.text).join(' ');
 }
 
+/** Lower bounds, in characters, of the length bands the slice's recall is also reported by. */
+export const SPARSE_LENGTH_BANDS: readonly number[] = [0, 1500, 2500];
+
+export interface SparseLengthBand {
+  /** At least this many characters, and fewer than the next band's lower bound. */
+  min_characters: number;
+  chats: number;
+  /** NaN when no chat falls in the band. */
+  recall_at_0_5: number;
+}
+
+/** Recall at 0.5 of the groomed chats in each SPARSE_LENGTH_BANDS band. */
+export function recallByLength(lengths: readonly number[], scores: readonly number[]): SparseLengthBand[] {
+  return SPARSE_LENGTH_BANDS.map((min, b) => {
+    const max = SPARSE_LENGTH_BANDS[b + 1] ?? Number.POSITIVE_INFINITY;
+    const inBand = scores.filter((_, i) => (lengths[i] as number) >= min && (lengths[i] as number) < max);
+    return { min_characters: min, chats: inBand.length, recall_at_0_5: inBand.length === 0 ? Number.NaN : inBand.filter((x) => x > 0.5).length / inBand.length };
+  });
+}
+
 export interface SparseRow {
   lines: number;
   rendering: SparseRendering;
   pairs: number;
   median_characters: number;
+  /** Recall at 0.5 by the groomed chat's length in characters (SPARSE_LENGTH_BANDS): the exports are about 2,800. */
+  recall_by_length: SparseLengthBand[];
   roc_auc: number;
   recall_at_0_5: number;
   /** Of the same hosts untouched, rendered the same way. */
@@ -173,6 +195,7 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
         rendering,
         pairs: pairs.length,
         median_characters: chars[chars.length >> 1] as number,
+        recall_by_length: recallByLength(requests.map((r) => r.conversation.length), groomed),
         roc_auc: rocAuc(labels, scores),
         recall_at_0_5: at.recall,
         fpr_at_0_5: at.fpr,

@@ -17,9 +17,11 @@ import {
   SPARSE_LINES,
   SPARSE_MIN_TURNS,
   SPARSE_MOVE_REPEATS,
+  SPARSE_LENGTH_BANDS,
   evaluateSparseGrooming,
   evaluateSparseMoves,
   movesRecognised,
+  recallByLength,
   render,
   sparseMoveChats,
   sparsePairs,
@@ -382,6 +384,7 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
       expect(r.pairs).toBe(30);
       expect([r.recall_at_0_5, r.recall_at_flat_cut, r.recall_at_host_cut]).toEqual([0, 0, 1]);
       expect(r.host_cut).toBeLessThan(0.4);
+      expect(r.recall_by_length.reduce((n, b) => n + b.chats, 0)).toBe(30);
     }
     // The cut flags no more than 5 % of the hosts (ties at the top stay unflagged), and no lower than that.
     const p = sparsePairs(test, 5);
@@ -389,6 +392,14 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
     const cut = rows.find((r) => r.lines === 5 && r.rendering === 'speakers')?.host_cut ?? Number.NaN;
     expect(hostScores.filter((x) => x > cut).length).toBeLessThanOrEqual(0.05 * hostScores.length);
     expect(hostScores.filter((x) => x >= cut).length).toBeGreaterThan(0.05 * hostScores.length);
+  });
+
+  it('splits recall at 0.5 by the chat\'s length into bands, each closed below and open above; an empty band is NaN', () => {
+    expect(SPARSE_LENGTH_BANDS).toEqual([0, 1500, 2500]);
+    const bands = recallByLength([100, 1499, 1500, 2499, 2500, 9000], [0.9, 0.1, 0.9, 0.9, 0.5, 0.51]);
+    expect(bands.map((b) => [b.min_characters, b.chats, b.recall_at_0_5])).toEqual([[0, 2, 0.5], [1500, 2, 1], [2500, 2, 0.5]]);
+    expect(recallByLength([10], [0.9]).map((b) => b.chats)).toEqual([1, 0, 0]);
+    expect(Number.isNaN(recallByLength([10], [0.9])[2]?.recall_at_0_5)).toBe(true);
   });
 
   it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {
