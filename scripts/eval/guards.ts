@@ -349,7 +349,7 @@ function sparseLengthLine(rows: readonly SparseRow[]): string {
     const range = next === undefined ? `${b.min_characters} or more` : b.min_characters === 0 ? `under ${next}` : `${b.min_characters} to ${next - 1}`;
     return `${range} characters ${f(b.recall_at_0_5)} (${b.chats} chats)`;
   };
-  return `\n${SPARSE_GUARDED_LABEL}, recall at 0.5 by the chat's length (the issue's exports run to about 2,800 characters): ${row.recall_by_length.map(band).join('; ')}.\n`;
+  return `\n${SPARSE_GUARDED_LABEL}, recall at 0.5 by the chat's length (the issue's exports run to about 2,800 characters): ${row.recall_by_length.map(band).join('; ')}.`;
 }
 
 function sparseMoveTable(rows: readonly SparseMoveRow[]): string {
