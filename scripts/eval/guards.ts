@@ -19,7 +19,7 @@ import {
 } from './long-small-talk.ts';
 import { mean } from './metrics.ts';
 import { PROBES } from './probes.ts';
-import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, recutInvariance, type BatchScorer, type RecutReport } from './recut-invariance.ts';
+import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, type BatchScorer, type RecutReport } from './recut-invariance.ts';
 import { SHORT_TARGETS, evaluateShortChats, type ShortChatReport } from './short-chats.ts';
 import {
   FLAT_TARGETS,
@@ -43,6 +43,8 @@ import {
   SPARSE_MOVE_REPEATS,
   evaluateSparseGrooming,
   evaluateSparseMoves,
+  lengthBandKey,
+  lengthBandLabel,
   movesRecognised,
   type SparseLengthBand,
   type SparseMoveRow,
@@ -104,7 +106,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
   // anyway, so this row says how much of the leak is the generator's own.
   const generated = (r: LabeledConversation): boolean => r.source === 'generator';
   const structureGenerated = structureBaselineAuc(o.train.filter(generated), o.test.filter(generated));
-  const recut = await recutInvariance(o.scorer, o.test, o.recutSample ?? 1500);
+  const recut = await recutInvariance(o.scorer, o.test, o.recutSample ?? RECUT_SAMPLE);
   const short = await evaluateShortChats(o.scorer);
   const tags = tagSlices(o.test, scores);
   const derived = derivedSlices(o.test, scores);
@@ -170,10 +172,7 @@ export async function runGuards(o: GuardInputs): Promise<GuardsReport> {
         [`${key}_recall_at_flat_cut`, r4(r.recall_at_flat_cut)],
         [`${key}_recall_at_host_cut`, r4(r.recall_at_host_cut)],
         ...(r === guardedSparse
-          ? r.recall_by_length.map((b, i) => {
-              const next = r.recall_by_length[i + 1]?.min_characters;
-              return [`${key}_recall_at_0_5_length_${b.min_characters}_${next === undefined ? 'up' : next - 1}`, r4(b.recall_at_0_5)];
-            })
+          ? [[`${key}_host_cut`, r4(r.host_cut)], ...r.recall_by_length.map((b) => [`${key}_recall_at_0_5_${lengthBandKey(b)}`, r4(b.recall_at_0_5)])]
           : []),
       ];
     })),
@@ -339,19 +338,15 @@ ${g.attribution.map((a) => `| ${a.slice} | ${a.harmful} | ${a.correct} of ${a.ha
 `;
 }
 
-/** One row per line, weakest first (by its chats flagged over both renderings), a flagged share and mean score per rendering. */
 /** The guarded row's recall by length: the slice's chats are shorter than the issue's exports (about 2,800 characters). */
 function sparseLengthLine(rows: readonly SparseRow[]): string {
   const row = rows.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
   if (row === undefined) return '';
-  const band = (b: SparseLengthBand, i: number): string => {
-    const next = row.recall_by_length[i + 1]?.min_characters;
-    const range = next === undefined ? `${b.min_characters} or more` : b.min_characters === 0 ? `under ${next}` : `${b.min_characters} to ${next - 1}`;
-    return `${range} characters ${f(b.recall_at_0_5)} (${b.chats} chats)`;
-  };
+  const band = (b: SparseLengthBand): string => `${lengthBandLabel(b)} characters ${f(b.recall_at_0_5)} (${b.chats} chats)`;
   return `\n${SPARSE_GUARDED_LABEL}, recall at 0.5 by the chat's length (the issue's exports run to about 2,800 characters): ${row.recall_by_length.map(band).join('; ')}.`;
 }
 
+/** One row per line, weakest first (by its chats flagged over both renderings), a flagged share and mean score per rendering. */
 function sparseMoveTable(rows: readonly SparseMoveRow[]): string {
   if (rows.length === 0) return '(no host in the test split)';
   const lines = [...new Set(rows.map((r) => r.line))];

@@ -11,6 +11,8 @@ import { mean, rocAuc } from './metrics.ts';
 
 export const RECUT_MAX_MOVE = 0.15;
 export const RECUT_TARGET_SHARE = 0.9;
+/** Test conversations the re-cut rule is measured on, in the eval report and in npm test's guard alike. */
+export const RECUT_SAMPLE = 1500;
 
 /** Anything that scores requests the way the server does (an EngineScorer). */
 export interface BatchScorer {
@@ -111,7 +113,7 @@ export function stabilityRow(
  * Scores each record as it is and as re-cut by every RECUTS entry (plus alternatingWordLines as an
  * extra, unguarded row), with the record's ages unchanged: only the line cutting differs.
  */
-export async function recutInvariance(scorer: BatchScorer, records: readonly LabeledConversation[], max = 1500): Promise<RecutReport> {
+export async function recutInvariance(scorer: BatchScorer, records: readonly LabeledConversation[], max = RECUT_SAMPLE): Promise<RecutReport> {
   const sample = deterministicSubsample(records, max);
   const labels = sample.map((r) => r.label);
   const req = (r: LabeledConversation, conversation: string): ScoreRequest => ({ conversation, age_a: r.age_a, age_b: r.age_b });

@@ -124,20 +124,35 @@ export function render(turns: readonly Turn[], rendering: SparseRendering): stri
 export const SPARSE_LENGTH_BANDS: readonly number[] = [0, 1500, 2500];
 
 export interface SparseLengthBand {
-  /** At least this many characters, and fewer than the next band's lower bound. */
+  /** At least this many characters... */
   min_characters: number;
+  /** ...and fewer than this many; null for the last band, which has no upper bound. */
+  below_characters: number | null;
   chats: number;
   /** NaN when no chat falls in the band. */
   recall_at_0_5: number;
 }
 
-/** Recall at 0.5 of the groomed chats in each SPARSE_LENGTH_BANDS band. */
+/** Recall at 0.5 of the groomed chats in each SPARSE_LENGTH_BANDS band; `lengths` and `scores` pair up by index. */
 export function recallByLength(lengths: readonly number[], scores: readonly number[]): SparseLengthBand[] {
+  if (lengths.length !== scores.length) throw new Error(`recallByLength: ${lengths.length} lengths for ${scores.length} scores`);
   return SPARSE_LENGTH_BANDS.map((min, b) => {
-    const max = SPARSE_LENGTH_BANDS[b + 1] ?? Number.POSITIVE_INFINITY;
-    const inBand = scores.filter((_, i) => (lengths[i] as number) >= min && (lengths[i] as number) < max);
-    return { min_characters: min, chats: inBand.length, recall_at_0_5: inBand.length === 0 ? Number.NaN : inBand.filter((x) => x > 0.5).length / inBand.length };
+    const below = SPARSE_LENGTH_BANDS[b + 1] ?? null;
+    const inBand = scores.filter((_, i) => (lengths[i] as number) >= min && (below === null || (lengths[i] as number) < below));
+    return { min_characters: min, below_characters: below, chats: inBand.length, recall_at_0_5: inBand.length === 0 ? Number.NaN : inBand.filter((x) => x > 0.5).length / inBand.length };
   });
+}
+
+/** A band as the report writes it: "under 1,500", "1,500 to 2,499", "2,500 or more" (characters). */
+export function lengthBandLabel(b: SparseLengthBand): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  if (b.below_characters === null) return `${n(b.min_characters)} or more`;
+  return b.min_characters === 0 ? `under ${n(b.below_characters)}` : `${n(b.min_characters)} to ${n(b.below_characters - 1)}`;
+}
+
+/** A band as a metric key part: chars_0_1499, chars_1500_2499, chars_2500_plus. */
+export function lengthBandKey(b: SparseLengthBand): string {
+  return `chars_${b.min_characters}_${b.below_characters === null ? 'plus' : b.below_characters - 1}`;
 }
 
 export interface SparseRow {

@@ -20,6 +20,8 @@ import {
   SPARSE_LENGTH_BANDS,
   evaluateSparseGrooming,
   evaluateSparseMoves,
+  lengthBandKey,
+  lengthBandLabel,
   movesRecognised,
   recallByLength,
   render,
@@ -378,15 +380,16 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
       score: async (requests: ScoreRequest[]): Promise<Prediction[]> =>
         requests.map((r) => ({ harmful_score: SPARSE_LINES.some((l) => r.conversation.includes(l)) ? 0.45 : ((hash32(r.conversation) % 1000) / 1000) * 0.4 }) as Prediction),
     };
-    const rows = await evaluateSparseGrooming(scorer, test, 0.5);
+    // A flat cut of 0.42 (between the hosts and the groomed chats) flags every groomed chat; 0.5 none.
+    const rows = await evaluateSparseGrooming(scorer, test, 0.42);
     expect(rows).toHaveLength(SPARSE_COUNTS.length * 4);
     for (const r of rows) {
       expect(r.pairs).toBe(30);
-      expect([r.recall_at_0_5, r.recall_at_flat_cut, r.recall_at_host_cut]).toEqual([0, 0, 1]);
+      expect([r.recall_at_0_5, r.recall_at_flat_cut, r.fpr_at_flat_cut, r.recall_at_host_cut]).toEqual([0, 1, 0, 1]);
       expect(r.host_cut).toBeLessThan(0.4);
       expect(r.recall_by_length.reduce((n, b) => n + b.chats, 0)).toBe(30);
     }
-    // The cut flags no more than 5 % of the hosts (ties at the top stay unflagged), and no lower than that.
+    // The host cut flags no more than 5 % of the hosts, and is the lowest such cut: one step lower flags more.
     const p = sparsePairs(test, 5);
     const hostScores = (await scorer.score(p.map((x) => ({ conversation: render(x.turns, 'speakers') })))).map((x) => x.harmful_score);
     const cut = rows.find((r) => r.lines === 5 && r.rendering === 'speakers')?.host_cut ?? Number.NaN;
@@ -397,9 +400,12 @@ describe('sparse grooming in real chats: hand-written lines inserted into held-o
   it('splits recall at 0.5 by the chat\'s length into bands, each closed below and open above; an empty band is NaN', () => {
     expect(SPARSE_LENGTH_BANDS).toEqual([0, 1500, 2500]);
     const bands = recallByLength([100, 1499, 1500, 2499, 2500, 9000], [0.9, 0.1, 0.9, 0.9, 0.5, 0.51]);
-    expect(bands.map((b) => [b.min_characters, b.chats, b.recall_at_0_5])).toEqual([[0, 2, 0.5], [1500, 2, 1], [2500, 2, 0.5]]);
+    expect(bands.map((b) => [b.min_characters, b.below_characters, b.chats, b.recall_at_0_5])).toEqual([[0, 1500, 2, 0.5], [1500, 2500, 2, 1], [2500, null, 2, 0.5]]);
+    expect(bands.map(lengthBandLabel)).toEqual(['under 1,500', '1,500 to 2,499', '2,500 or more']);
+    expect(bands.map(lengthBandKey)).toEqual(['chars_0_1499', 'chars_1500_2499', 'chars_2500_plus']);
     expect(recallByLength([10], [0.9]).map((b) => b.chats)).toEqual([1, 0, 0]);
     expect(Number.isNaN(recallByLength([10], [0.9])[2]?.recall_at_0_5)).toBe(true);
+    expect(() => recallByLength([10, 20], [0.9])).toThrow(/2 lengths for 1 scores/);
   });
 
   it("uses lines that the generator never writes, so the slice measures more than the generator's phrase banks", () => {

@@ -16,13 +16,11 @@ import type { ScoreRequest } from '../../src/scoring/types.ts';
 import { shippedTestSplit } from '../../scripts/data/corpus.ts';
 import { DEFAULT_DATA_DIR } from '../../scripts/data/real.ts';
 import { RECUTS, type Recut } from '../../scripts/data/recut.ts';
-import { RECUT_MAX_MOVE, RECUT_TARGET_SHARE, recutInvariance, scoreInBatches, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
+import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, scoreInBatches, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
 import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
-/** The eval's re-cut sample size (guards.ts runGuards' default). */
-const RECUT_SAMPLE = 1500;
 
 describe('shipped model: shortcut guards', () => {
   let scorer: EngineScorer;
@@ -69,7 +67,7 @@ describe('shipped model: shortcut guards', () => {
     // The real chats are read in place from ../shared/data, as training reads them: without them the
     // sample would be another one, so a missing folder fails here rather than quietly guarding less.
     if (!existsSync(DEFAULT_DATA_DIR)) throw new Error(`the guard's test split holds real chats from ${DEFAULT_DATA_DIR}, which is missing`);
-    recut ??= recutInvariance(scorer, shippedTestSplit(), RECUT_SAMPLE);
+    recut ??= recutInvariance(scorer, shippedTestSplit());
     return recut;
   }
 
