@@ -185,16 +185,17 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
   const hosts = sparseHosts(test, SPARSE_HOSTS);
   if (hosts.length === 0) return [];
   const ask = (chats: readonly Turn[][], rendering: SparseRendering): ScoreRequest[] => chats.map((turns) => ({ conversation: render(turns, rendering) }));
-  // The untouched hosts are the same for every count of inserted lines: scored once per rendering.
-  const hostScores = new Map<SparseRendering, number[]>();
+  // The untouched hosts, and so their cut, are the same for every count of inserted lines: once per rendering.
+  const hostScores = new Map<SparseRendering, { scores: number[]; cut: number }>();
   for (const rendering of RENDERINGS) {
-    hostScores.set(rendering, (await scoreInBatches(scorer, ask(hosts.map((h) => h.turns), rendering))).map((p) => p.harmful_score));
+    const scores = (await scoreInBatches(scorer, ask(hosts.map((h) => h.turns), rendering))).map((p) => p.harmful_score);
+    hostScores.set(rendering, { scores, cut: cutAtFpr(scores.map(() => 0), scores, FLAT_TARGETS.fpr_max) });
   }
   const rows: SparseRow[] = [];
   for (const lines of SPARSE_COUNTS) {
     const pairs = groom(hosts, lines);
     for (const rendering of RENDERINGS) {
-      const untouched = hostScores.get(rendering) as number[];
+      const { scores: untouched, cut: hostCut } = hostScores.get(rendering) as { scores: number[]; cut: number };
       const requests = ask(pairs.map((p) => p.groomed), rendering);
       const preds = await scoreInBatches(scorer, requests);
       const groomed = preds.map((p) => p.harmful_score);
@@ -204,7 +205,6 @@ export async function evaluateSparseGrooming(scorer: BatchScorer, test: readonly
       const at = atThreshold(labels, scores);
       // No cut given: nothing to report (a NaN cut would flag nothing and read as recall 0).
       const atCut = Number.isFinite(flatCut) ? atThreshold(labels, scores, flatCut) : undefined;
-      const hostCut = cutAtFpr(labels, scores, FLAT_TARGETS.fpr_max);
       rows.push({
         lines,
         rendering,

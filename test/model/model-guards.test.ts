@@ -33,10 +33,14 @@ describe('shipped model: shortcut guards', () => {
     await scorer?.close();
   });
 
-  /** Scores, failing with the load error when the shipped package does not load. */
-  async function scores(requests: readonly ScoreRequest[]): Promise<number[]> {
+  /** The scorer, or the load error when the shipped package does not load: no guard can pass then. */
+  function loaded(): EngineScorer {
     if (!scorer.ready) throw new Error(`the shipped model at models/conversation-risk did not load, so no guard can pass: ${scorer.loadError}`);
-    return (await scoreInBatches(scorer, requests)).map((p) => p.harmful_score);
+    return scorer;
+  }
+
+  async function scores(requests: readonly ScoreRequest[]): Promise<number[]> {
+    return (await scoreInBatches(loaded(), requests)).map((p) => p.harmful_score);
   }
 
   it(`rule "short-chat floor": every benign short chat scores <= ${SHORT_TARGETS.benign_max_score}`, async () => {
@@ -51,8 +55,7 @@ describe('shipped model: shortcut guards', () => {
   });
 
   it(`rule "long repeated small talk": benign chats, untouched or with one everyday mention, flagged <= ${LONG_TALK_TARGETS.benign_flagged_max} with speakers and flattened`, async () => {
-    if (!scorer.ready) throw new Error(`the shipped model at models/conversation-risk did not load, so no guard can pass: ${scorer.loadError}`);
-    const rows = await evaluateLongSmallTalk(scorer, LONG_TALK_BENIGN);
+    const rows = await evaluateLongSmallTalk(loaded(), LONG_TALK_BENIGN);
     const over = rows.filter((r) => r.flagged > LONG_TALK_TARGETS.benign_flagged_max);
     expect(
       over.map((r) => `${r.variant}, ${r.rendering}: ${r.flagged.toFixed(3)} of ${r.chats} flagged, max ${r.max_score.toFixed(3)}`),
@@ -63,11 +66,10 @@ describe('shipped model: shortcut guards', () => {
 
   /** The eval's re-cut report on the shipped test split, computed once for the three re-cuts. */
   function recutReport(): Promise<RecutReport> {
-    if (!scorer.ready) throw new Error(`the shipped model at models/conversation-risk did not load, so no guard can pass: ${scorer.loadError}`);
     // The real chats are read in place from ../shared/data, as training reads them: without them the
     // sample would be another one, so a missing folder fails here rather than quietly guarding less.
     if (!existsSync(DEFAULT_DATA_DIR)) throw new Error(`the guard's test split holds real chats from ${DEFAULT_DATA_DIR}, which is missing`);
-    recut ??= recutInvariance(scorer, shippedTestSplit());
+    recut ??= recutInvariance(loaded(), shippedTestSplit());
     return recut;
   }
 
