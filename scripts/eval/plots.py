@@ -1,6 +1,6 @@
 """Plots for reports/: ROC curve, reliability diagram, score histograms per class.
 
-  /usr/bin/python3 scripts/eval/plots.py reports/scores.json reports/
+  .venv/bin/python scripts/eval/plots.py reports/scores.json reports/
 """
 import json
 import os

@@ -26,6 +26,7 @@ import { PROBES } from './probes.ts';
 import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts';
 import { guardsMarkdown, runGuards, type GuardsReport } from './guards.ts';
 import { hasSpeakerPrefixes, isAttributableHarm } from './slices.ts';
+import { TRAINING_PYTHON } from '../train/python.ts';
 import { earlyDetection, earlyMarkdown, earlyMetrics, type EarlyReport } from './early.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -217,7 +218,7 @@ async function main(): Promise<void> {
     if (!values['no-plots']) {
       const scoresPath = join(outDir, 'scores.json');
       writeFileSync(scoresPath, JSON.stringify({ labels, scores, real: realIdx, reliability: report.reliability }));
-      execFileSync(process.env.PYTHON ?? '/usr/bin/python3', [join(ROOT, 'scripts/eval/plots.py'), scoresPath, outDir], { stdio: 'inherit' });
+      execFileSync(TRAINING_PYTHON, [join(ROOT, 'scripts/eval/plots.py'), scoresPath, outDir], { stdio: 'inherit' });
     }
     if (!values['no-manifest']) {
       const path = join(modelDir, 'manifest.json');

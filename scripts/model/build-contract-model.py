@@ -5,7 +5,7 @@ with the age features, then linear heads. Every reduction is masked, so outputs 
 The per-turn output applies the harm head to the running mean over turns 0..t (a cumulative sum), so
 its entry at a turn is what the segment cut after that turn scores, as contract version 3 requires.
 
-Usage: /usr/bin/python3 build-contract-model.py OUT.onnx VOCAB_SIZE
+Usage: .venv/bin/python build-contract-model.py OUT.onnx VOCAB_SIZE
 """
 import os
 import sys

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer, WordPiece, bertNormalizer, bertPreTokenizer, wordPieceDecoder } from 'tokenizers';
 import { CONTRACT } from '../../src/scoring/model-package.ts';
+import { TRAINING_PYTHON } from '../train/python.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -39,8 +40,7 @@ tokenizer.setDecoder(wordPieceDecoder());
 tokenizer.save(join(outDir, 'tokenizer.json'));
 const vocabSize = Object.keys(vocab).length;
 
-const python = process.env.PYTHON ?? '/usr/bin/python3';
-execFileSync(python, [join(here, 'build-contract-model.py'), join(outDir, 'model.onnx'), String(vocabSize)], { stdio: 'inherit' });
+execFileSync(TRAINING_PYTHON, [join(here, 'build-contract-model.py'), join(outDir, 'model.onnx'), String(vocabSize)], { stdio: 'inherit' });
 
 function fileEntry(name: string): { sha256: string; bytes: number } {
   const data = readFileSync(join(outDir, name));

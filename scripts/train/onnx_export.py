@@ -26,8 +26,10 @@ def export_contract_onnx(model, path, vocab_size, opset=14):
     spk = torch.tensor([[1, 2, 1, 2, 1], [2, 1, 2, 0, 0]])
     ages = torch.zeros(2, 8)
     rows = torch.tensor([1])
+    # dynamo=False: the TorchScript tracer, whose graph (dynamic axes, opset 14) is the contract's own and
+    # byte-stable for a seed; torch 2.9 made the torch.export-based exporter the default.
     torch.onnx.export(
-        model, (ids, spk, ages, rows), path, opset_version=opset,
+        model, (ids, spk, ages, rows), path, opset_version=opset, dynamo=False,
         input_names=INPUT_NAMES, output_names=OUTPUT_NAMES, dynamic_axes=DYNAMIC_AXES,
     )
     onnx.checker.check_model(onnx.load(path))

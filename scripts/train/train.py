@@ -1,6 +1,6 @@
 """Trains the conversation-risk model on exported segments, calibrates it and exports ONNX.
 
-  /usr/bin/python3 scripts/train/train.py --segments segs.jsonl --tokenizer tokenizer.json --out DIR [--epochs 7]
+  .venv/bin/python scripts/train/train.py --segments segs.jsonl --tokenizer tokenizer.json --out DIR [--epochs 7]
 
 Reads the segment JSONL written by scripts/data/export.ts (the server's own encoder), trains at
 conversation level (max over segment logits, harm-weighted speaker mixture: the aggregation of

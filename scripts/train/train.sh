@@ -23,7 +23,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-PY="${PYTHON:-/usr/bin/python3}"
+# The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
+PY="${PYTHON:-}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # Members: networks trained alike with seeds SEED, SEED+1, ..., shipped as one graph of their mean.
 MEMBERS=2
@@ -145,8 +146,10 @@ OUT="${OUT:-$ROOT/models/conversation-risk}"
 mkdir -p "$WORK/model" "$OUT"
 WORK="$(cd "$WORK" && pwd)"; OUT="$(cd "$OUT" && pwd)"
 
+# After the options are checked, so a mistyped option fails at once rather than after the install.
+[[ -n "$PY" ]] || PY="$(bash scripts/train/venv.sh)"
 if ! "$PY" -c 'import torch, onnx' 2>/dev/null; then
-  echo "train.sh: $PY lacks torch or onnx (apt-get install python3-torch python3-onnx)" >&2; exit 3
+  echo "train.sh: $PY lacks torch or onnx (run bash scripts/train/venv.sh, or unset PYTHON)" >&2; exit 3
 fi
 step() { echo "== $*" >&2; }
 

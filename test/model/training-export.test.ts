@@ -14,8 +14,9 @@ import type { LabeledConversation } from '../../scripts/data/record.ts';
 import { flatten, mergeSpeakerRuns } from '../../scripts/data/recut.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
 import { encodeConversation, loadTokenizer, toModelInputs } from '../../src/scoring/encode.ts';
+import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 
-const PY = process.env.PYTHON ?? '/usr/bin/python3';
+const PY = TRAINING_PYTHON;
 const hasTorch = spawnSync(PY, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;
 // Small shapes so that pieces and several segments occur in short conversations.
 const SEGMENT = { max_turns: 8, max_tokens_per_turn: 6, max_tokens_per_flat_piece: 3 };

