@@ -5,18 +5,25 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
+//        [--strangers 3000] [--courtship 3000] [--texting]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
 // --errands adds that many chats of adults' errands and coworkers to training and validation (errandSlice).
 // --repetitive adds that many long chats, both classes, whose small talk repeats a few lines (repetitiveSlice).
 // --friends adds that many chats of teen friends' apps, videos, calls and plans (friendSlice).
+// --strangers and --courtship add that many first contacts between strangers and windows of relationships
+// under way, both classes (contact.ts strangerSlice, courtshipSlice).
+// --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
+// reply threads between two people, split by day) as benign chats, kept in their own register, and as hosts.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_SWITCHES, allSwitches, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
+import { courtshipSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
+import { loadIrcChats, loadSmsChats } from './texting.ts';
 import { importJsonl, importPan12 } from './importers.ts';
 import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
 import { toJsonl, type LabeledConversation } from './record.ts';
@@ -63,6 +70,12 @@ export interface CorpusOptions {
   repetitive?: number | undefined;
   /** Benign chats of teen friends' apps, videos, calls and plans, in training and validation (friendSlice; default 0). */
   friends?: number | undefined;
+  /** First contacts between strangers, both classes, in training and validation (strangerSlice; default 0). */
+  strangers?: number | undefined;
+  /** Windows of relationships under way, both classes, in training and validation (courtshipSlice; default 0). */
+  courtship?: number | undefined;
+  /** Real texting and IRC chats as benign chats and hosts, in all three splits (texting.ts; default off). */
+  texting?: boolean | undefined;
 }
 
 /**
@@ -70,7 +83,7 @@ export interface CorpusOptions {
  * FRIENDS there, kept in step by a test), so that `npm run eval` on a fresh machine rebuilds the
  * corpus the shipped model was trained and calibrated on, not only its test split.
  */
-export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 0 } as const;
+export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 0, strangers: 0, courtship: 0, texting: false } as const;
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 
@@ -84,11 +97,20 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (o.realLimit !== undefined) real = real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0);
     out.push(...renderReal(real, sw));
     if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw, o.thinShare));
+    if (o.texting) {
+      let texting = [...loadSmsChats(o.dataDir), ...loadIrcChats(o.dataDir)];
+      if (o.realLimit !== undefined) texting = texting.filter((_, i) => i % Math.ceil(texting.length / Math.ceil(o.realLimit! / 4)) === 0);
+      // Already in the register of real texting and chat: rendered as written (excerpts, flat, re-cuts), never re-styled.
+      out.push(...renderReal(texting, { ...sw, register: false }));
+      if (sw.hosted && o.synthetic) out.push(...hostedChats(texting, sw, o.thinShare));
+    }
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
   if (o.synthetic && (o.errands ?? 0) > 0) out.push(...errandSlice(o.seed, o.errands ?? 0, sw));
   if (o.synthetic && (o.repetitive ?? 0) > 0) out.push(...repetitiveSlice(o.seed, o.repetitive ?? 0, sw));
   if (o.synthetic && (o.friends ?? 0) > 0) out.push(...friendSlice(o.seed, o.friends ?? 0, sw));
+  if (o.synthetic && (o.strangers ?? 0) > 0) out.push(...strangerSlice(o.seed, o.strangers ?? 0, sw));
+  if (o.synthetic && (o.courtship ?? 0) > 0) out.push(...courtshipSlice(o.seed, o.courtship ?? 0, sw));
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
@@ -138,10 +160,13 @@ if (import.meta.main) {
       errands: { type: 'string', default: '0' },
       repetitive: { type: 'string', default: '0' },
       friends: { type: 'string', default: '0' },
+      strangers: { type: 'string', default: '0' },
+      courtship: { type: 'string', default: '0' },
+      texting: { type: 'boolean', default: false },
     },
   });
   const thinShare = Number(values['thin-share']);
-  for (const option of ['errands', 'repetitive', 'friends'] as const) {
+  for (const option of ['errands', 'repetitive', 'friends', 'strangers', 'courtship'] as const) {
     const count = Number(values[option]);
     if (!(Number.isInteger(count) && count >= 0)) throw new Error(`--${option}: a count of records, not ${values[option]}`);
   }
@@ -162,6 +187,9 @@ if (import.meta.main) {
     errands: Number(values.errands),
     repetitive: Number(values.repetitive),
     friends: Number(values.friends),
+    strangers: Number(values.strangers),
+    courtship: Number(values.courtship),
+    texting: values.texting,
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

@@ -16,7 +16,7 @@ import { createRng, hash32, type Rng } from './rng.ts';
 import { toJsonl, type LabeledConversation, type PredatorLabel, type Split } from './record.ts';
 
 /** Role A is the predator in harmful families and the initiating party in benign ones. */
-type Role = 'A' | 'B';
+export type Role = 'A' | 'B';
 export interface Move {
   role: Role;
   text: string;
@@ -27,9 +27,10 @@ export interface Move {
   /** Small talk any family says (greetings, filler, everyday talk), as against the family's own lines. */
   smallTalk: boolean;
 }
-type AgeKind = 'adult' | 'minor' | 'any';
+/** minor 10-17, adult 18-62, any either; teen 13-17, young 18-30 and child 12-15 for strangers and couples (contact.ts). */
+export type AgeKind = 'adult' | 'minor' | 'any' | 'teen' | 'young' | 'child';
 
-interface Family {
+export interface Family {
   name: string;
   harmful: boolean;
   weight: number;
@@ -38,6 +39,12 @@ interface Family {
   build(ctx: Ctx): Move[];
   /** The data switch that adds this family (absent: always on). */
   requires?: keyof DataSwitches;
+  /**
+   * An excerpt of this family is harmful once the window reaches the first harmful move, even when it
+   * holds none itself: a courtship already begun is the grooming (contact.ts). Otherwise an excerpt is
+   * harmful only if it keeps a harmful move.
+   */
+  harmFromOnset?: boolean;
 }
 
 /**
@@ -124,11 +131,13 @@ export function phrasingSplits(bank: readonly string[]): readonly Split[] {
   return splits;
 }
 
-class Ctx {
+export class Ctx {
   readonly rng: Rng;
   readonly split: Split;
   readonly moves: Move[] = [];
   readonly victimAge: number;
+  /** Role A's age, for the `{ageA}` slot (set by renderRecord; 0 where no bank uses it). */
+  ageA = 0;
   readonly sw: DataSwitches;
   readonly tags = new Set<string>();
   /** Narrow small talk: each small-talk bank's few lines for this chat, drawn once and said again and again. */
@@ -168,12 +177,12 @@ class Ctx {
 
   fill(template: string): string {
     return template.replace(/\{(\w+)\}/g, (_, slot: string) =>
-      slot === 'age' ? String(this.victimAge) : this.rng.pick(P.SLOTS[slot] ?? [slot]),
+      slot === 'age' ? String(this.victimAge) : slot === 'ageA' ? String(this.ageA) : this.rng.pick(P.SLOTS[slot] ?? [slot]),
     );
   }
 
-  say(role: Role, bank: readonly string[]): void {
-    const harmful = HARMFUL_BANKS.has(bank);
+  /** A line of `bank` for `role`; `harmful` overrides the bank's own class (a courtship line is harmful only towards a child). */
+  say(role: Role, bank: readonly string[], harmful = HARMFUL_BANKS.has(bank)): void {
     let text = this.phrase(bank);
     // Real turns often carry two thoughts: small talk before or after the point.
     if (bank !== P.FILLER && this.rng.chance(0.2)) {
@@ -626,7 +635,10 @@ function speakerNames(rng: Rng): [string, string] {
 
 // ---- ages in the three API formats ----------------------------------------------------------------
 
-function sampleAge(kind: AgeKind, rng: Rng): number {
+export function sampleAge(kind: AgeKind, rng: Rng): number {
+  if (kind === 'teen') return rng.int(13, 17);
+  if (kind === 'young') return rng.int(18, 30);
+  if (kind === 'child') return rng.int(12, 15);
   if (kind === 'minor') return rng.int(10, 17);
   if (kind === 'adult') return rng.int(18, 62);
   return rng.chance(0.5) ? rng.int(12, 17) : rng.int(18, 45);
@@ -663,7 +675,7 @@ export interface GenerateOptions extends Partial<DataSwitches> {
   n: number;
 }
 
-function chooseFamily(rng: Rng, families: readonly Family[]): Family {
+export function chooseFamily(rng: Rng, families: readonly Family[]): Family {
   const total = families.reduce((s, f) => s + f.weight, 0);
   let x = rng.next() * total;
   for (const f of families) {
@@ -714,10 +726,17 @@ export function excerptWindow<T extends { text: string }>(items: readonly T[], r
   return items.slice(start, start + len);
 }
 
-/** An excerpt of a chat and its label: harmful only if the window keeps at least one harmful move. */
-export function cutExcerpt(moves: readonly Move[], familyHarmful: boolean, rng: Rng): { moves: Move[]; label: 0 | 1 } {
-  const window = excerptWindow(moves, rng);
-  return { moves: window, label: familyHarmful && window.some((m) => m.harmful) ? 1 : 0 };
+/**
+ * An excerpt of a chat and its label: harmful only if the window keeps at least one harmful move, or,
+ * with `fromOnset`, once the window reaches past the chat's first harmful move (Family.harmFromOnset).
+ */
+export function cutExcerpt(moves: readonly Move[], familyHarmful: boolean, rng: Rng, fromOnset = false): { moves: Move[]; label: 0 | 1 } {
+  const indexed = moves.map((m, index) => ({ ...m, index }));
+  const window = excerptWindow(indexed, rng);
+  const onset = moves.findIndex((m) => m.harmful);
+  const last = window[window.length - 1]?.index ?? -1;
+  const harmful = window.some((m) => m.harmful) || (fromOnset && onset >= 0 && last >= onset);
+  return { moves: window.map(({ index: _, ...m }) => m), label: familyHarmful && harmful ? 1 : 0 };
 }
 
 /** The moves one family builds (for tests and inspection), before any rendering. */
@@ -813,11 +832,15 @@ export function generate(options: GenerateOptions): LabeledConversation[] {
   return out;
 }
 
-/** One generated record of `family`: its moves built, padded, excerpted, rendered and labelled. */
-function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: DataSwitches, narrow = false): LabeledConversation {
+/**
+ * One generated record of `family`: its moves built, padded, excerpted, rendered and labelled.
+ * `alwaysExcerpt` cuts every chat of more than two messages (the excerpt proxies of contact.ts).
+ */
+export function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: DataSwitches, narrow = false, alwaysExcerpt = false): LabeledConversation {
   const ageA = sampleAge(family.ages[0], rng);
   const ageB = sampleAge(family.ages[1], rng);
   const ctx = new Ctx(rng, split, ageB, sw, narrow);
+  ctx.ageA = ageA;
   let moves = family.build(ctx);
   // Some harmful exchanges hide inside a long ordinary chat, so that several segments are needed
   // and only some of them carry the harm.
@@ -836,8 +859,8 @@ function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: Da
   // Excerpts: a window of consecutive messages; harmful only if it keeps a harmful move.
   let label: 0 | 1 = family.harmful ? 1 : 0;
   let familyName = family.name;
-  if (sw.excerpts && moves.length > 2 && rng.chance(moves.length >= LONG_TURNS ? RENDERING.excerptLong : RENDERING.excerpt)) {
-    const cut = cutExcerpt(moves, family.harmful, rng);
+  if (sw.excerpts && moves.length > 2 && (alwaysExcerpt || rng.chance(moves.length >= LONG_TURNS ? RENDERING.excerptLong : RENDERING.excerpt))) {
+    const cut = cutExcerpt(moves, family.harmful, rng, family.harmFromOnset === true);
     moves = cut.moves;
     tags.push('excerpt');
     if (family.harmful && cut.label === 0) {
@@ -889,7 +912,7 @@ function renderRecord(family: Family, id: string, split: Split, rng: Rng, sw: Da
  * generated record is, ids `gen-SEED-NAME-i`. Their own random stream (`salt`), so the rest of the
  * corpus, and the whole test split, are those of the corpus without them.
  */
-function trainingSlice(seed: number, salt: number, name: string, families: readonly Family[], count: number, sw: DataSwitches, narrow = false): LabeledConversation[] {
+export function trainingSlice(seed: number, salt: number, name: string, families: readonly Family[], count: number, sw: DataSwitches, narrow = false): LabeledConversation[] {
   const rng = createRng((seed ^ salt) >>> 0);
   const out: LabeledConversation[] = [];
   for (let i = 0; i < count; i++) {

@@ -23,6 +23,9 @@ export const SLOTS: Record<string, readonly string[]> = {
   hobby: ['drawing', 'dance', 'skating', 'soccer', 'singing', 'anime', 'gymnastics', 'music', 'makeup tutorials', 'coding'],
   name: ['sam', 'alex', 'jordan', 'mia', 'liam', 'emma', 'noah', 'ava', 'chris', 'taylor', 'kai', 'zoe'],
   food: ['pizza', 'tacos', 'pasta', 'burgers', 'sushi', 'mac and cheese', 'curry', 'pancakes'],
+  // Where strangers say they are from, and the letter of their sex (phrases-contact.ts).
+  loc: ['uk', 'usa', 'canada', 'cali', 'texas', 'germany', 'india', 'philippines', 'aus', 'ireland', 'fl', 'ny', 'london', 'ohio', 'nz', 'brazil'],
+  sx: ['m', 'f', 'M', 'F', 'male', 'female', 'girl', 'guy'],
   subject: ['math', 'science', 'history', 'english', 'spanish', 'biology', 'art', 'geography'],
   e: ['😊', '😂', '❤️', '😘', '🙂', '😉', '🥺', '😅', '🔥', '💯', '👍', '😭', ':)', ';)', 'xD', '<3', 'haha', 'lol'],
 };

@@ -17,7 +17,7 @@ import type { Turn } from '../../src/scoring/types.ts';
 export const DEFAULT_DATA_DIR = new URL('../../../shared/data/', import.meta.url).pathname;
 
 /** The licensed real benign sets this module reads (record `source`); nothing else counts as a real chat. */
-export const REAL_SOURCES: ReadonlySet<string> = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue']);
+export const REAL_SOURCES: ReadonlySet<string> = new Set(['topical-chat', 'synthetic-persona-chat', 'casino', 'self-dialogue', 'sms-spam-collection', 'irc-ubuntu']);
 
 interface TopicalTurn {
   message: string;

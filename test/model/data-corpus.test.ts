@@ -272,7 +272,7 @@ describe("data: the eval's fallback corpus", () => {
   it("has the seed, size and training slices train.sh's defaults give the shipped model, so npm run eval rebuilds its corpus", () => {
     const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
     const defaultOf = (name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(sh)?.[1]);
-    expect({ errands: defaultOf('ERRANDS'), repetitive: defaultOf('REPETITIVE'), friends: defaultOf('FRIENDS') }).toEqual(SHIPPED_SLICES);
+    expect({ errands: defaultOf('ERRANDS'), repetitive: defaultOf('REPETITIVE'), friends: defaultOf('FRIENDS'), strangers: defaultOf('STRANGERS'), courtship: defaultOf('COURTSHIP'), texting: defaultOf('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
     expect({ seed: defaultOf('SEED'), n: defaultOf('N') }).toEqual(SHIPPED_CORPUS);
   });
 });

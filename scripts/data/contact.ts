@@ -1,0 +1,317 @@
+// Two kinds of real chat the corpus lacked, in both classes (issue 32): first contact between
+// strangers on anonymous chat sites, and a relationship already under way. Real grooming excerpts
+// showed the model flagging strangers' age/sex/location small talk ("chat register + an age = danger",
+// since only predators traded ages in the corpus) and missing an adult's courtship of a child that
+// reads as affection and everyday care. Here the same register, the same talk of ages and the same
+// affection occur in both classes; what differs is who says what to whom:
+//
+// - harmful: an adult who learns the other is a child and goes on (compliments, sexual questions,
+//   pictures, a camera, another app, a meeting); an adult courting a child whose side is school, a
+//   parent at home, a bedtime, being grounded;
+// - benign: strangers who are adults, or stated peers of any age, flirting, adults' sexual talk, a
+//   disconnect; an adult who learns the other is a child and leaves; adult partners (work, rent, their
+//   kids), two teenagers, a parent caring for a child.
+//
+// Where harm begins (Family.harmFromOnset): at the adult's first predatory move, which here is the
+// first line of pursuit after learning the other is a child, or the first courtship line to a child.
+// Every excerpt that reaches past it is harmful, even a window of care and small talk alone: in real
+// grooming chats the courtship fills most of the conversation, and a window of it is the grooming.
+// Before it, a window is benign (strangers trading ages is not yet harm).
+//
+// Each slice has its own random stream, so the rest of the corpus is the one without it.
+
+import * as C from './phrases-contact.ts';
+import * as P from './phrases.ts';
+import { chooseFamily, renderRecord, trainingSlice, type Ctx, type DataSwitches, type Family, type Move, type Role } from './generate.ts';
+import { flatten } from './recut.ts';
+import { createRng } from './rng.ts';
+import type { LabeledConversation } from './record.ts';
+
+const other = (r: Role): Role => (r === 'A' ? 'B' : 'A');
+
+/** `starter` says a line of `a`, the other side answers from `b` most of the time. */
+function turn(ctx: Ctx, starter: Role, a: readonly string[], b: readonly string[], harmful = false): void {
+  ctx.say(starter, a, harmful);
+  if (ctx.rng.chance(0.25)) ctx.say(starter, a, harmful);
+  if (ctx.rng.chance(0.9)) ctx.say(other(starter), b);
+}
+
+/** Greetings and the age/sex/location ritual; `bStates` makes role B state their age (so A learns it). */
+function ritual(ctx: Ctx, bStates: boolean): void {
+  const { rng } = ctx;
+  if (rng.chance(0.8)) {
+    const first: Role = rng.chance(0.5) ? 'A' : 'B';
+    ctx.say(first, C.ST_HELLO);
+    if (rng.chance(0.7)) ctx.say(other(first), C.ST_HELLO);
+  }
+  if (rng.chance(0.5)) {
+    ctx.say('A', C.ST_ASL);
+    if (bStates || rng.chance(0.8)) ctx.say('B', C.ST_ASL_B);
+    if (rng.chance(0.7)) ctx.say('A', C.ST_ASL_A);
+  } else {
+    ctx.say('B', C.ST_ASL);
+    ctx.say('A', C.ST_ASL_A);
+    if (bStates || rng.chance(0.8)) ctx.say('B', C.ST_ASL_B);
+  }
+}
+
+type Topic = readonly [readonly string[], readonly string[]];
+const STRANGER_TOPICS: readonly Topic[] = [
+  [C.ST_WHERE, C.ST_WHERE_REPLY],
+  [C.ST_BORED, C.ST_BORED],
+  [C.ST_NICE, C.ST_NICE_REPLY],
+  [C.ST_FLIRT, C.ST_FLIRT_REPLY],
+  [C.ST_HANDLE, C.ST_HANDLE_REPLY],
+  [C.ST_LINK, C.ST_LINK_REPLY],
+];
+const ADULT_TOPICS: readonly Topic[] = [...STRANGER_TOPICS, [C.ST_ADULT_TALK, C.ST_ADULT_TALK], [C.ST_ADULT_TALK, P.EVERYDAY_REPLY]];
+const PEER_TOPICS: readonly Topic[] = [...STRANGER_TOPICS, [C.ST_PEER_TALK, C.ST_PEER_TALK], [C.ST_PEER_TALK, P.EVERYDAY_REPLY], [P.T_FLIRT, P.T_FLIRT]];
+
+/** `min` to `max` topics of small talk, either side starting each. */
+function smallTalk(ctx: Ctx, topics: readonly Topic[], min: number, max: number): void {
+  const n = ctx.rng.int(min, max);
+  for (let i = 0; i < n; i++) {
+    const [a, b] = ctx.rng.pick(topics);
+    turn(ctx, ctx.rng.chance(0.5) ? 'A' : 'B', a, b);
+  }
+}
+
+/** How a first contact ends: a disconnect, a goodbye, or just stops. */
+function ending(ctx: Ctx): void {
+  const x = ctx.rng.next();
+  if (x < 0.3) ctx.say(ctx.rng.chance(0.5) ? 'A' : 'B', C.ST_DISCONNECT);
+  else if (x < 0.55) ctx.say(ctx.rng.chance(0.5) ? 'A' : 'B', C.RL_BYE);
+}
+
+function strangers(ctx: Ctx, topics: readonly Topic[], sexualShare: number, sexualBanks: readonly Topic[]): Move[] {
+  ritual(ctx, false);
+  smallTalk(ctx, topics, 2, 8);
+  if (ctx.rng.chance(sexualShare)) {
+    const n = ctx.rng.int(1, 5);
+    for (let i = 0; i < n; i++) {
+      const [a, b] = ctx.rng.pick(sexualBanks);
+      turn(ctx, ctx.rng.chance(0.6) ? 'A' : 'B', a, b);
+    }
+  }
+  if (ctx.rng.chance(0.4)) smallTalk(ctx, topics, 1, 3);
+  ending(ctx);
+  return ctx.moves;
+}
+
+/** An adult learns the other is a child and leaves, or the child learns the other is an adult and leaves. */
+function leaves(ctx: Ctx): Move[] {
+  ritual(ctx, true);
+  if (ctx.rng.chance(0.4)) smallTalk(ctx, STRANGER_TOPICS, 1, 2);
+  if (ctx.rng.chance(0.65)) {
+    ctx.say('A', C.ST_ADULT_LEAVES);
+    if (ctx.rng.chance(0.5)) ctx.say('B', ctx.rng.pick([C.ST_CHILD_REPLY, C.ST_DISCONNECT, C.RL_BYE]));
+  } else {
+    if (!ctx.moves.some((m) => m.role === 'A' && /\d/.test(m.text))) ctx.say('A', C.ST_ASL_A);
+    ctx.say('B', C.ST_CHILD_LEAVES);
+    if (ctx.rng.chance(0.4)) ctx.say('A', ctx.rng.pick([C.ST_DISCONNECT, C.ST_NICE_REPLY]));
+  }
+  return ctx.moves;
+}
+
+const PURSUIT_SEXUAL: readonly Topic[] = [
+  [C.ST_ADULT_SEX, C.ST_CHILD_REPLY],
+  [P.G_SEXUAL, P.V_HESITANT],
+  [P.G_COMPLY, C.ST_CHILD_REPLY],
+];
+const PURSUIT_QUIET: readonly Topic[] = [
+  [C.ST_FLIRT, C.ST_FLIRT_REPLY],
+  [C.ST_HANDLE, C.ST_HANDLE_REPLY],
+  [C.ST_CAM, C.ST_CHILD_REPLY],
+  [P.G_ISOLATE, P.V_COMPLY],
+  [P.G_MEET, C.ST_CHILD_REPLY],
+  [P.G_SECRECY, P.V_COMPLY],
+  [P.G_TRUST, P.V_FRIENDLY],
+];
+
+/**
+ * An adult learns the other is a child and goes on. Every line of the adult's from the first
+ * `ST_PURSUE` on is a predatory move; `topics` are the moves of pursuit.
+ */
+function pursuit(ctx: Ctx, topics: readonly Topic[]): Move[] {
+  ritual(ctx, true);
+  if (ctx.rng.chance(0.5)) smallTalk(ctx, STRANGER_TOPICS.slice(0, 3), 1, 2);
+  ctx.say('A', C.ST_PURSUE, true);
+  if (ctx.rng.chance(0.7)) ctx.say('B', C.ST_CHILD_REPLY);
+  const n = ctx.rng.int(2, 8);
+  for (let i = 0; i < n; i++) {
+    const [a, b] = ctx.rng.pick(topics);
+    turn(ctx, 'A', a, b, true);
+    // The child threatens to leave, and the adult talks them round.
+    if (ctx.rng.chance(0.12)) {
+      ctx.say('B', C.ST_DISCONNECT);
+      ctx.say('A', C.ST_PURSUE, true);
+    }
+    if (ctx.rng.chance(0.2)) turn(ctx, ctx.rng.chance(0.5) ? 'A' : 'B', C.ST_BORED, C.ST_BORED);
+  }
+  ending(ctx);
+  return ctx.moves;
+}
+
+// ---- a relationship under way ---------------------------------------------------------------------
+
+const AFFECTION: Topic = [C.RL_AFFECTION, C.RL_AFFECTION_REPLY];
+const CARE: Topic = [C.RL_CARE, C.RL_CARE_REPLY];
+const CALL: Topic = [C.RL_CALL, C.RL_CALL_REPLY];
+const PLANS: Topic = [C.RL_PLANS, C.RL_PLANS_REPLY];
+const GIFT: Topic = [C.RL_GIFT, C.RL_GIFT_REPLY];
+const JEALOUS: Topic = [C.RL_JEALOUS, C.RL_JEALOUS_REPLY];
+
+/** A courtship under way: affection most of all, then care, calls, plans, parcels and jealousy. */
+const COURTSHIP: readonly Topic[] = [AFFECTION, AFFECTION, CARE, CALL, PLANS, GIFT, JEALOUS];
+/** Plans, rides, rooms and parcels: a courtship after the two have met (held out for the test split). */
+const COURTSHIP_MET: readonly Topic[] = [PLANS, PLANS, GIFT, AFFECTION, CALL];
+/** Calls, missing and parcels: partners who live apart (held out for the test split). */
+const DISTANCE: readonly Topic[] = [CALL, AFFECTION, GIFT, CARE];
+/** What two teenagers going out say: affection, calls, jealousy, care, flirting; no rooms or rides. */
+const TEEN_COUPLE: readonly Topic[] = [AFFECTION, CALL, JEALOUS, CARE, [P.T_FLIRT, P.T_FLIRT]];
+
+interface Lives {
+  /** Role A's life around the chat, and role B's. */
+  a: readonly string[];
+  b: readonly string[];
+}
+
+/**
+ * A window into a relationship: no greeting or introduction, mostly `topics` started by role A (both
+ * roles when `mutual`), with each side's life and everyday talk between. `harmful` makes each of
+ * role A's courtship lines a predatory move.
+ */
+function relationship(ctx: Ctx, topics: readonly Topic[], lives: Lives, harmful: boolean, mutual: boolean): Move[] {
+  const { rng } = ctx;
+  const events = rng.int(6, 28);
+  for (let i = 0; i < events; i++) {
+    const x = rng.next();
+    if (x < 0.5) {
+      const [a, b] = rng.pick(topics);
+      const starter: Role = mutual && rng.chance(0.45) ? 'B' : 'A';
+      turn(ctx, starter, a, b, harmful && starter === 'A');
+    } else if (x < 0.68) {
+      ctx.say('B', lives.b);
+      if (rng.chance(0.7)) {
+        const bank = rng.pick([P.EVERYDAY_REPLY, C.RL_CARE, C.RL_AFFECTION]);
+        ctx.say('A', bank, harmful && bank !== P.EVERYDAY_REPLY);
+      }
+    } else if (x < 0.8) {
+      ctx.say('A', lives.a);
+      if (rng.chance(0.7)) ctx.say('B', P.EVERYDAY_REPLY);
+    } else if (x < 0.95) ctx.everyday();
+    else ctx.say(rng.chance(0.5) ? 'A' : 'B', C.RL_BYE);
+  }
+  return ctx.moves;
+}
+
+/**
+ * A parent's care: affection and care, never a room, a ride at night or a secret. The parent's work
+ * comes up too, so an adult's life beside a child's is no cue on its own.
+ */
+function parentCare(ctx: Ctx): Move[] {
+  const events = ctx.rng.int(4, 18);
+  for (let i = 0; i < events; i++) {
+    const x = ctx.rng.next();
+    if (x < 0.45) turn(ctx, 'A', C.PARENT_CARE, P.B_CHILD);
+    else if (x < 0.65) turn(ctx, 'A', C.RL_CARE, C.RL_CARE_REPLY);
+    else if (x < 0.8) {
+      ctx.say('B', C.CHILD_LIFE);
+      if (ctx.rng.chance(0.7)) ctx.say('A', ctx.rng.pick([C.PARENT_CARE, P.EVERYDAY_REPLY]));
+    } else if (x < 0.9) {
+      ctx.say('A', C.ADULT_LIFE);
+      if (ctx.rng.chance(0.6)) ctx.say('B', P.EVERYDAY_REPLY);
+    } else ctx.everyday();
+  }
+  return ctx.moves;
+}
+
+const CHILD: Lives = { a: C.ADULT_LIFE, b: C.CHILD_LIFE };
+
+/** First contact between strangers (training, validation and test), by class. */
+export const STRANGER_FAMILIES: readonly Family[] = [
+  { name: 'stranger_adults', harmful: false, weight: 2, ages: ['young', 'young'], build: (c) => strangers(c, ADULT_TOPICS, 0.35, [[C.ST_ADULT_SEX, C.ST_ADULT_SEX_REPLY]]) },
+  { name: 'stranger_peers', harmful: false, weight: 2, ages: ['teen', 'teen'], build: (c) => strangers(c, PEER_TOPICS, 0.2, [[P.T_FLIRT, P.T_FLIRT], [C.ST_FLIRT, C.ST_FLIRT_REPLY]]) },
+  { name: 'stranger_leaves', harmful: false, weight: 1.2, ages: ['young', 'child'], build: leaves },
+  { name: 'stranger_pursuit', harmful: true, weight: 2.5, ages: ['adult', 'child'], harmFromOnset: true, build: (c) => pursuit(c, [...PURSUIT_SEXUAL, ...PURSUIT_QUIET]) },
+];
+
+/** A relationship under way (training, validation and test), by class. */
+export const COURTSHIP_FAMILIES: readonly Family[] = [
+  { name: 'courtship_child', harmful: true, weight: 2.5, ages: ['adult', 'minor'], harmFromOnset: true, build: (c) => relationship(c, COURTSHIP, CHILD, true, false) },
+  { name: 'partners_adult', harmful: false, weight: 1.2, ages: ['adult', 'adult'], build: (c) => relationship(c, [...COURTSHIP, [P.B_SEXT, P.B_SEXT]], { a: C.ADULT_LIFE, b: C.ADULT_LIFE }, false, true) },
+  { name: 'teen_couple', harmful: false, weight: 1.2, ages: ['teen', 'teen'], build: (c) => relationship(c, TEEN_COUPLE, { a: C.CHILD_LIFE, b: C.CHILD_LIFE }, false, true) },
+  { name: 'parent_care', harmful: false, weight: 1, ages: ['adult', 'minor'], build: parentCare },
+];
+
+/**
+ * Families of both kinds that only the test split holds, so the proxies measure a kind of chat the
+ * model never trained on: adults' sexual first contact, a pursuit with no sexual word, a courtship
+ * after the two have met, and partners who live apart.
+ */
+export const CONTACT_TEST_FAMILIES: readonly Family[] = [
+  { name: 'stranger_adults_sexual', harmful: false, weight: 1, ages: ['young', 'young'], build: (c) => strangers(c, ADULT_TOPICS, 1, [[C.ST_ADULT_SEX, C.ST_ADULT_SEX_REPLY], [P.B_SEXT, P.B_SEXT]]) },
+  { name: 'stranger_pursuit_quiet', harmful: true, weight: 1, ages: ['adult', 'child'], harmFromOnset: true, build: (c) => pursuit(c, PURSUIT_QUIET.slice(0, 4)) },
+  { name: 'courtship_met', harmful: true, weight: 1, ages: ['adult', 'minor'], harmFromOnset: true, build: (c) => relationship(c, COURTSHIP_MET, CHILD, true, false) },
+  { name: 'partners_distance', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => relationship(c, DISTANCE, { a: C.ADULT_LIFE, b: C.ADULT_LIFE }, false, true) },
+];
+
+/** The kind of chat each family is: the proxies' slices (eval) group by it. */
+export function contactKind(family: string): 'stranger' | 'courtship' | undefined {
+  const base = family.replace(/_excerpt_benign$/, '');
+  if ([...STRANGER_FAMILIES, ...CONTACT_TEST_FAMILIES].some((f) => f.name === base && f.name.startsWith('stranger_'))) return 'stranger';
+  if ([...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES].some((f) => f.name === base && !f.name.startsWith('stranger_'))) return 'courtship';
+  return undefined;
+}
+
+/** `count` first contacts between strangers, both classes, in training and validation. */
+export function strangerSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0x57a2e5, 'strangers', STRANGER_FAMILIES, count, sw);
+}
+
+/** `count` windows of relationships under way, both classes, in training and validation. */
+export function courtshipSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0xc0a27e, 'courtship', COURTSHIP_FAMILIES, count, sw);
+}
+
+/**
+ * The proxies' test chats: `count` records of every contact family, the held-out ones included,
+ * in the test split with its held-out phrasings, rendered as any generated record (excerpts, flat,
+ * re-cut). Their own stream, independent of the training slices, so a model trained without the
+ * slices is measured on the same chats.
+ */
+export function contactTestSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  const families = [...STRANGER_FAMILIES, ...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES];
+  const rng = createRng((seed ^ 0x7e57c0) >>> 0);
+  const out: LabeledConversation[] = [];
+  for (let i = 0; i < count; i++) {
+    const family = chooseFamily(rng, families);
+    const record = renderRecord(family, `gen-${seed}-contact-test-${i}`, 'test', rng, sw);
+    out.push({ ...record, tags: [...(record.tags ?? []), `contact-${contactKind(family.name) ?? 'other'}`] });
+  }
+  return out;
+}
+
+/** The longest flat excerpt the short-excerpt proxy keeps: real grooming excerpts under it ranked backwards in 3.5.0. */
+export const SHORT_EXCERPT_CHARS = 1000;
+
+/**
+ * Flat excerpts under SHORT_EXCERPT_CHARS characters of every contact family, as a moderator exports a
+ * few lines of a chat: each chat cut to a window (labelled by Family.harmFromOnset's rule), then put
+ * on one line without speaker names. Their own stream, `count` chats drawn; longer excerpts are left out.
+ */
+export function contactShortExcerpts(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  const families = [...STRANGER_FAMILIES, ...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES];
+  const rng = createRng((seed ^ 0x5e0c27) >>> 0);
+  const out: LabeledConversation[] = [];
+  for (let i = 0; i < count; i++) {
+    const family = chooseFamily(rng, families);
+    const record = renderRecord(family, `gen-${seed}-contact-short-${i}`, 'test', rng, sw, false, true);
+    const conversation = flatten(record.conversation);
+    if (conversation.length >= SHORT_EXCERPT_CHARS) continue;
+    const { onset_line: _, ...rest } = record;
+    const tags = [...new Set([...(record.tags ?? []).filter((t) => !t.startsWith('recut')), 'flat', `contact-${contactKind(family.name) ?? 'other'}`])];
+    out.push({ ...rest, conversation, predator: rest.label === 1 ? rest.predator : 'neither', tags });
+  }
+  return out;
+}

@@ -1,0 +1,131 @@
+// First contact between strangers and relationships under way (contact.ts): both kinds in both
+// classes, so that neither chat register, nor talk of ages, nor affection is a cue for the class, and
+// excerpt labels that follow where a grooming chat's harm begins.
+import { describe, expect, it } from 'vitest';
+import {
+  CONTACT_TEST_FAMILIES,
+  COURTSHIP_FAMILIES,
+  SHORT_EXCERPT_CHARS,
+  STRANGER_FAMILIES,
+  contactKind,
+  contactShortExcerpts,
+  contactTestSlice,
+  courtshipSlice,
+  strangerSlice,
+} from '../../scripts/data/contact.ts';
+import { buildCorpus } from '../../scripts/data/corpus.ts';
+import { allSwitches, cutExcerpt, phrasingSplits, type Move } from '../../scripts/data/generate.ts';
+import * as C from '../../scripts/data/phrases-contact.ts';
+import * as P from '../../scripts/data/phrases.ts';
+import { createRng } from '../../scripts/data/rng.ts';
+import { parseTurns } from '../../src/scoring/conversation.ts';
+
+const sw = allSwitches(true);
+const strangers = strangerSlice(7, 1500, sw);
+const courtship = courtshipSlice(7, 1500, sw);
+const heldOutNames = new Set(CONTACT_TEST_FAMILIES.map((f) => f.name));
+const base = (family: string): string => family.replace(/_excerpt_benign$/, '');
+const ASL_ANSWER = /(?:^|\s)(1[0-9]|[2-6][0-9])\s?(?:\/\s?)?(m|f|male|female|girl|guy)\b/i;
+
+describe('contact data: first contact between strangers and relationships under way', () => {
+  it('gives each kind chats of both classes', () => {
+    for (const slice of [strangers, courtship]) {
+      const harmful = slice.filter((r) => r.label === 1).length / slice.length;
+      expect(harmful).toBeGreaterThan(0.25);
+      expect(harmful).toBeLessThan(0.6);
+    }
+  });
+
+  it('has the age/sex/location ritual in benign chats about as often as in harmful ones, so an age stated is no cue', () => {
+    const share = (label: 0 | 1): number => {
+      const rs = strangers.filter((r) => r.label === label && !(r.tags ?? []).includes('excerpt'));
+      return rs.filter((r) => ASL_ANSWER.test(r.conversation)).length / rs.length;
+    };
+    expect(share(0)).toBeGreaterThan(0.4);
+    expect(Math.abs(share(0) - share(1))).toBeLessThan(0.25);
+  });
+
+  it('says affection, calls and plans in benign relationships as well as in harmful ones', () => {
+    const affection = new Set(C.RL_AFFECTION.filter((p) => !p.includes('{')));
+    const shareWith = (label: 0 | 1): number => {
+      const rs = courtship.filter((r) => r.label === label);
+      return rs.filter((r) => parseTurns(r.conversation).some((t) => affection.has(t.text.toLowerCase()))).length / rs.length;
+    };
+    expect(shareWith(0)).toBeGreaterThan(0.1);
+    expect(shareWith(1)).toBeGreaterThan(0.1);
+  });
+
+  it('keeps the held-out families and the test split out of the training slices', () => {
+    for (const r of [...strangers, ...courtship]) {
+      expect(heldOutNames.has(base(r.family))).toBe(false);
+      expect(r.split).not.toBe('test');
+    }
+    const test = contactTestSlice(7, 800, sw);
+    expect(test.every((r) => r.split === 'test')).toBe(true);
+    expect(new Set(test.map((r) => base(r.family)))).toEqual(new Set([...STRANGER_FAMILIES, ...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES].map((f) => f.name)));
+  });
+
+  it('never uses a held-out phrasing of a contact bank in the training slices', () => {
+    const banks = [C.ST_ASL, C.ST_PURSUE, C.ST_ADULT_LEAVES, C.RL_AFFECTION, C.RL_PLANS, C.CHILD_LIFE, C.ADULT_LIFE];
+    // A phrasing that another bank also lists (`how old r u` is an age probe too) may come from there, and
+    // bursts and re-cuts cut longer lines into pieces of up to three words (`what r u` of `what r u doing`).
+    const elsewhere = (bank: readonly string[], p: string): boolean =>
+      [...Object.values(P), ...Object.values(C)].some((b) => Array.isArray(b) && b !== bank && (b as readonly string[]).includes(p));
+    const heldOut = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'test' && !p.includes('{') && p.split(' ').length >= 4 && !elsewhere(b, p)));
+    expect(heldOut.length).toBeGreaterThan(10);
+    // Whole lines as said (register transforms may respell a word, so a line equal to the phrasing is the leak).
+    const lines = new Set([...strangers, ...courtship].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    expect(heldOut.filter((p) => lines.has(p))).toEqual([]);
+    // And they do reach the test split.
+    const testLines = new Set(contactTestSlice(7, 3000, sw).flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    expect(heldOut.filter((p) => testLines.has(p)).length).toBeGreaterThan(heldOut.length / 3);
+  });
+
+  it("labels an excerpt of a courtship harmful once it reaches the adult's first predatory move, even with none inside it", () => {
+    const moves: Move[] = [
+      ...Array.from({ length: 30 }, (_, i): Move => ({ role: i % 2 ? 'B' : 'A', text: `small talk ${i}`, harmful: false, smallTalk: true })),
+      { role: 'A', text: 'i miss ur voice', harmful: true, smallTalk: false },
+      ...Array.from({ length: 30 }, (_, i): Move => ({ role: i % 2 ? 'A' : 'B', text: `after ${i}`, harmful: false, smallTalk: true })),
+    ];
+    let after = 0;
+    let before = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const window = cutExcerpt(moves, true, createRng(seed), true);
+      const texts = window.moves.map((m) => m.text);
+      if (texts.every((t) => t.startsWith('after'))) {
+        after++;
+        expect(window.label).toBe(1);
+        // The same window under the old rule: no harmful move kept, so benign.
+        expect(cutExcerpt(moves, true, createRng(seed), false).label).toBe(0);
+      }
+      if (texts.every((t) => t.startsWith('small talk'))) {
+        before++;
+        expect(window.label).toBe(0);
+      }
+    }
+    expect(after).toBeGreaterThan(10);
+    expect(before).toBeGreaterThan(10);
+  });
+
+  it('cuts the short-excerpt proxy flat, under its character limit, in both classes', () => {
+    const short = contactShortExcerpts(7, 400, sw);
+    expect(short.length).toBeGreaterThan(100);
+    for (const r of short) {
+      expect(r.conversation.length).toBeLessThan(SHORT_EXCERPT_CHARS);
+      expect(r.conversation).not.toContain('\n');
+      expect(r.onset_line).toBeUndefined();
+      expect(contactKind(r.family)).toBeDefined();
+    }
+    const harmful = short.filter((r) => r.label === 1).length;
+    expect(harmful).toBeGreaterThan(short.length * 0.15);
+    expect(harmful).toBeLessThan(short.length * 0.7);
+  });
+
+  it("leaves the shipped recipe's corpus as it was unless a slice is asked for", () => {
+    const o = { seed: 5, n: 300, real: false, synthetic: true, dataDir: '', jsonl: [] };
+    const without = buildCorpus(o);
+    const withSlices = buildCorpus({ ...o, strangers: 50, courtship: 50 });
+    expect(withSlices.slice(0, without.length)).toEqual(without);
+    expect(withSlices.length).toBe(without.length + 100);
+  });
+});
