@@ -1,0 +1,148 @@
+// Proxies of our own for the two kinds of real chat on which 3.5.0 failed the real-chat evaluation
+// (issue 32), which the project does not hold and must not seek:
+//   1. false alarms on first contact between strangers on anonymous chat sites (the age/sex/location
+//      ritual, handles, flirting, adults' sexual talk): a quarter of real non-grooming excerpts with no
+//      sexual word flagged, 39 % of those where a teenage age is stated;
+//   2. misses of a grooming relationship already under way (affection and everyday care, no named
+//      move in the window).
+// The chats are contact.ts's families in the test split, with its held-out phrasings and four
+// families no training slice holds; flat excerpts under 1,000 characters of them (real grooming
+// excerpts that short ranked backwards); and the real SMS and IRC chats of the test split (IRC by
+// held-out day), which must not be flagged. All reported, none guarded yet: no released model has
+// trained on these kinds, and their targets are the real evaluation's (CONTACT_TARGETS).
+
+import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS, contactShortExcerpts, contactTestSlice } from '../data/contact.ts';
+import { allSwitches } from '../data/generate.ts';
+import { DEFAULT_DATA_DIR } from '../data/real.ts';
+import type { LabeledConversation } from '../data/record.ts';
+import { flatten } from '../data/recut.ts';
+import { loadIrcChats, loadSmsChats } from '../data/texting.ts';
+import { toRequest } from '../data/export.ts';
+import { atThreshold, rocAuc } from './metrics.ts';
+import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
+
+export const CONTACT_SEED = 32032;
+/** Chats drawn for the whole-chat proxy, and for the short-excerpt proxy (about half are kept, being under 1,000 characters). */
+export const CONTACT_CHATS = 1500;
+export const CONTACT_SHORT_DRAWN = 2000;
+
+/** The real-chat evaluation's targets (issue 32) that these proxies stand in for. */
+export const CONTACT_TARGETS = {
+  roc_auc_min: 0.85,
+  short_excerpt_roc_auc_min: 0.75,
+  recall_min: 0.6,
+  fpr_max: 0.1,
+  no_sexual_word_flagged_max: 0.05,
+  real_benign_flagged_max: 0.02,
+} as const;
+
+/**
+ * Words a reviewer reads as sexual talk. The real evaluation's "no sexual word" slice is the false
+ * alarm that matters most: strangers' small talk with nothing sexual in it.
+ */
+const SEXUAL_WORD = /\b(sex\w*|horny|naked|nudes?|dirty|naughty|kiss\w*|fantasy|roleplay|turns? (?:u|you|me) on|wearing|bed|body|hot|rough|shower|drinks|bold|fun tonight|alone|wine|hotel|airbnb|blush)\b/i;
+/** A stated teenage age: a number from 13 to 17 standing alone (`15 f uk`, `im 14`). */
+const TEEN_AGE = /(?:^|[\s/,.(])(1[3-7])(?=$|[\s/,.)!?]|\s?[mfMF]\b)/;
+
+export interface ContactRow {
+  slice: string;
+  chats: number;
+  harmful: number;
+  /** null where the slice holds one class only. */
+  roc_auc: number | null;
+  recall_at_0_5: number | null;
+  /** Share of the slice's benign chats scored above 0.5. */
+  benign_flagged: number | null;
+  target: string;
+}
+
+export interface ContactRecords {
+  contact: LabeledConversation[];
+  short: LabeledConversation[];
+  sms: LabeledConversation[];
+  irc: LabeledConversation[];
+}
+
+/** Every record the proxies score, also written out for the n-gram probe (scripts/eval/export-proxies.ts). */
+export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords {
+  const sw = allSwitches(true);
+  return {
+    contact: contactTestSlice(CONTACT_SEED, CONTACT_CHATS, sw),
+    short: contactShortExcerpts(CONTACT_SEED, CONTACT_SHORT_DRAWN, sw),
+    sms: loadSmsChats(dataDir).filter((r) => r.split === 'test'),
+    irc: loadIrcChats(dataDir).filter((r) => r.split === 'test'),
+  };
+}
+
+function row(slice: string, records: readonly LabeledConversation[], scores: readonly number[], target: string): ContactRow {
+  const labels = records.map((r) => r.label);
+  const harmful = labels.filter((y) => y === 1).length;
+  const benignScores = scores.filter((_, i) => labels[i] === 0);
+  const harmfulScores = scores.filter((_, i) => labels[i] === 1);
+  return {
+    slice,
+    chats: records.length,
+    harmful,
+    roc_auc: harmful > 0 && harmful < records.length ? rocAuc(labels, scores) : null,
+    recall_at_0_5: harmful > 0 ? atThreshold(harmfulScores.map(() => 1), harmfulScores).recall : null,
+    benign_flagged: benignScores.length > 0 ? atThreshold(benignScores.map(() => 1), benignScores).recall : null,
+    target,
+  };
+}
+
+const pick = <T>(xs: readonly T[], keep: readonly boolean[]): T[] => xs.filter((_, i) => keep[i]);
+
+export async function evaluateContactProxies(scorer: BatchScorer, records: ContactRecords = contactProxyRecords()): Promise<ContactRow[]> {
+  const score = async (rs: readonly LabeledConversation[], flat = false): Promise<number[]> =>
+    (await scoreInBatches(scorer, rs.map((r) => (flat ? { ...toRequest(r), conversation: flatten(r.conversation) } : toRequest(r))))).map((p) => p.harmful_score);
+  const t = CONTACT_TARGETS;
+  const rows: ContactRow[] = [];
+  const contact = records.contact;
+  const contactScores = await score(contact);
+  const kind = (k: string): boolean[] => contact.map((r) => (r.tags ?? []).includes(`contact-${k}`));
+  for (const [k, label] of [['stranger', 'first contact between strangers'], ['courtship', 'a relationship under way']] as const) {
+    const keep = kind(k);
+    rows.push(row(label, pick(contact, keep), pick(contactScores, keep), `ROC-AUC >= ${t.roc_auc_min}, recall >= ${t.recall_min}, benign flagged <= ${t.fpr_max}`));
+  }
+  const strangerBenign = contact.map((r, i) => kind('stranger')[i] === true && r.label === 0);
+  const teen = strangerBenign.map((b, i) => b && TEEN_AGE.test(contact[i]?.conversation ?? ''));
+  rows.push(row('strangers, benign, a teenage age stated', pick(contact, teen), pick(contactScores, teen), `flagged <= ${t.fpr_max}`));
+  const clean = strangerBenign.map((b, i) => b && !SEXUAL_WORD.test(contact[i]?.conversation ?? ''));
+  rows.push(row('strangers, benign, no sexual word', pick(contact, clean), pick(contactScores, clean), `flagged <= ${t.no_sexual_word_flagged_max}`));
+  for (const f of CONTACT_TEST_FAMILIES) {
+    const keep = contact.map((r) => r.family === f.name || r.family === `${f.name}_excerpt_benign`);
+    rows.push(row(`held-out family ${f.name} (${f.harmful ? 'harmful' : 'benign'})`, pick(contact, keep), pick(contactScores, keep), f.harmful ? `recall >= ${t.recall_min}` : `flagged <= ${t.fpr_max}`));
+  }
+  const short = records.short;
+  rows.push(row(`flat excerpts under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters`, short, await score(short), `ROC-AUC >= ${t.short_excerpt_roc_auc_min}`));
+  for (const [name, rs] of [['real SMS chats (test split)', records.sms], ['real IRC chats (held-out days)', records.irc]] as const) {
+    rows.push(row(`${name}, as written`, rs, await score(rs), `flagged <= ${t.real_benign_flagged_max}`));
+    rows.push(row(`${name}, flat`, rs, await score(rs, true), `flagged <= ${t.real_benign_flagged_max}`));
+  }
+  return rows;
+}
+
+const fmt = (v: number | null): string => (v === null ? 'n/a' : String(Math.round(v * 1000) / 1000));
+
+export function contactMarkdown(rows: readonly ContactRow[]): string {
+  return `## Strangers' first contact and relationships under way (issue 32 proxies; reported, not guarded)
+Generated test chats of contact.ts's families (held-out phrasings; four families in no training slice),
+flat excerpts of them under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters, and real SMS and IRC test chats. They stand in for
+the real-chat evaluation's excerpts, which the project does not hold; targets are that evaluation's.
+| slice | chats | harmful | ROC-AUC | recall at 0.5 | benign flagged at 0.5 | target |
+|---|---|---|---|---|---|---|
+${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${fmt(r.roc_auc)} | ${fmt(r.recall_at_0_5)} | ${fmt(r.benign_flagged)} | ${r.target} |`).join('\n')}
+`;
+}
+
+/** Metric names for the manifest: `contact_<slice>_<figure>`. */
+export function contactMetrics(rows: readonly ContactRow[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of rows) {
+    const key = `contact_${r.slice.replace(/\(.*?\)/g, '').trim().replace(/[^a-z0-9]+/gi, '_').replace(/_+$/, '').toLowerCase()}`;
+    for (const [figure, v] of [['roc_auc', r.roc_auc], ['recall_at_0_5', r.recall_at_0_5], ['benign_flagged', r.benign_flagged]] as const) {
+      if (v !== null) out[`${key}_${figure}`] = Math.round(v * 10_000) / 10_000;
+    }
+  }
+  return out;
+}
