@@ -1,0 +1,24 @@
+// Writes the contact proxies' records (contact-proxies.ts) as corpus JSONL, so that the character
+// n-gram probe (probe.py --slice NAME=PATH) scores the very chats `npm run eval` scores the model on.
+//
+//   node scripts/eval/export-proxies.ts --out .tmp/proxies
+//   # contact.jsonl (and contact-stranger.jsonl, contact-courtship.jsonl by kind), short.jsonl, sms.jsonl, irc.jsonl
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { toJsonl } from '../data/record.ts';
+import { contactProxyRecords } from './contact-proxies.ts';
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { out: { type: 'string', default: '.tmp/proxies' } } });
+  const out = values.out;
+  mkdirSync(out, { recursive: true });
+  const all = contactProxyRecords();
+  const byKind = (kind: string) => all.contact.filter((r) => (r.tags ?? []).includes(`contact-${kind}`));
+  const files = { ...all, 'contact-stranger': byKind('stranger'), 'contact-courtship': byKind('courtship') };
+  for (const [name, records] of Object.entries(files)) {
+    writeFileSync(join(out, `${name}.jsonl`), toJsonl(records));
+    console.error(`${name}: ${records.length} records -> ${join(out, `${name}.jsonl`)}`);
+  }
+}
