@@ -256,6 +256,25 @@ export const CONTACT_TEST_FAMILIES: readonly Family[] = [
   { name: 'partners_distance', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => relationship(c, DISTANCE, { a: C.ADULT_LIFE, b: C.ADULT_LIFE }, false, true) },
 ];
 
+/**
+ * Two stated teenagers whose first contact turns to sexual talk: benign by label (neither is an adult),
+ * and by policy scored in the Medium Risk band, which reviewers sample (MODEL_CARD.md). Only the eval
+ * draws it (peerSexualChats); no training slice holds it yet.
+ */
+export const PEER_SEXUAL_FAMILY: Family = {
+  name: 'stranger_peers_sexual',
+  harmful: false,
+  weight: 1,
+  ages: ['teen', 'teen'],
+  build: (c) => strangers(c, PEER_TOPICS, 1, [[C.ST_PEER_SEXUAL, C.ST_PEER_SEXUAL_REPLY], [C.ST_FLIRT, C.ST_FLIRT_REPLY]]),
+};
+
+/** `count` chats of PEER_SEXUAL_FAMILY in the test split (held-out phrasings), their own stream. */
+export function peerSexualChats(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  const rng = createRng((seed ^ 0x9ee25e) >>> 0);
+  return Array.from({ length: count }, (_, i) => renderRecord(PEER_SEXUAL_FAMILY, `gen-${seed}-peers-sexual-${i}`, 'test', rng, sw));
+}
+
 /** The kind of chat each family is: the proxies' slices (eval) group by it. */
 export function contactKind(family: string): 'stranger' | 'courtship' | undefined {
   const base = family.replace(/_excerpt_benign$/, '');

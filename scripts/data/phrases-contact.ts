@@ -253,3 +253,18 @@ export const PARENT_CARE = [
   'dont forget ur lunch', 'how was the {subject} test', 'bedtime in 20 min', 'proud of u', 'do u need money for the trip',
   'wear a jacket its cold', 'call me if u need anything', 'love u kiddo', 'is ur room clean yet', 'grandma says hi',
 ];
+
+/**
+ * Sexual talk between two stated teenagers, mild and non-graphic: not predatory by itself, and scored
+ * by policy in the Medium Risk band (MODEL_CARD.md, "What counts as harmful"). Said by both sides.
+ */
+export const ST_PEER_SEXUAL = [
+  'have u ever kissed anyone', 'r u a virgin lol', 'what r u wearing lol', 'wanna see a pic', 'ur so hot ngl',
+  'have u done stuff with anyone', 'i think about u at night lol', 'wanna come over when my parents r out',
+  'my mom would kill me if she saw this chat', 'we should make out', 'r u in bed', 'u ever sent pics', 'lol ur so dirty',
+  'im blushing so hard', 'what would u do if i was there', 'ur making me think bad things lol',
+];
+export const ST_PEER_SEXUAL_REPLY = [
+  'lol no', 'maybe', 'stop ur so bad', 'haha idk', 'u first', 'omg', 'lol yes', 'ur dirty lol', 'my mom is next door lol',
+  'not telling', 'lol same', 'ur so weird', 'hehe',
+];

@@ -11,7 +11,7 @@
 // held-out day), which must not be flagged. All reported, none guarded yet: no released model has
 // trained on these kinds, and their targets are the real evaluation's (CONTACT_TARGETS).
 
-import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS, contactShortExcerpts, contactTestSlice } from '../data/contact.ts';
+import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS, contactShortExcerpts, contactTestSlice, peerSexualChats } from '../data/contact.ts';
 import { allSwitches } from '../data/generate.ts';
 import { DEFAULT_DATA_DIR } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
@@ -25,6 +25,10 @@ export const CONTACT_SEED = 32032;
 /** Chats drawn for the whole-chat proxy, and for the short-excerpt proxy (about half are kept, being under 1,000 characters). */
 export const CONTACT_CHATS = 1500;
 export const CONTACT_SHORT_DRAWN = 2000;
+/** Chats of two stated teenagers' sexual talk, for the policy's Medium Risk band. */
+export const PEER_SEXUAL_CHATS = 200;
+/** The Medium Risk band (the spec's risk bands), where the policy places two stated minors' sexual talk. */
+export const MEDIUM_BAND = { min: 0.4, max: 0.6 } as const;
 
 /** The real-chat evaluation's targets (issue 32) that these proxies stand in for. */
 export const CONTACT_TARGETS = {
@@ -61,6 +65,8 @@ export interface ContactRecords {
   short: LabeledConversation[];
   sms: LabeledConversation[];
   irc: LabeledConversation[];
+  /** Two stated teenagers' sexual talk (policy: Medium Risk). */
+  peers: LabeledConversation[];
 }
 
 /** Every record the proxies score, also written out for the n-gram probe (scripts/eval/export-proxies.ts). */
@@ -71,6 +77,7 @@ export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords 
     short: contactShortExcerpts(CONTACT_SEED, CONTACT_SHORT_DRAWN, sw),
     sms: loadSmsChats(dataDir).filter((r) => r.split === 'test'),
     irc: loadIrcChats(dataDir).filter((r) => r.split === 'test'),
+    peers: peerSexualChats(CONTACT_SEED, PEER_SEXUAL_CHATS, sw),
   };
 }
 
@@ -122,9 +129,28 @@ export async function evaluateContactProxies(scorer: BatchScorer, records: Conta
   return rows;
 }
 
+/** Where two stated teenagers' sexual talk lands: shares below, in and above the Medium Risk band (policy: in it). */
+export interface PeerBandRow {
+  chats: number;
+  below: number;
+  medium: number;
+  high_or_critical: number;
+}
+
+export async function evaluatePeerBand(scorer: BatchScorer, records: ContactRecords = contactProxyRecords()): Promise<PeerBandRow> {
+  const scores = (await scoreInBatches(scorer, records.peers.map(toRequest))).map((p) => p.harmful_score);
+  const share = (keep: (s: number) => boolean): number => scores.filter(keep).length / Math.max(1, scores.length);
+  return {
+    chats: scores.length,
+    below: share((s) => s < MEDIUM_BAND.min),
+    medium: share((s) => s >= MEDIUM_BAND.min && s < MEDIUM_BAND.max),
+    high_or_critical: share((s) => s >= MEDIUM_BAND.max),
+  };
+}
+
 const fmt = (v: number | null): string => (v === null ? 'n/a' : String(Math.round(v * 1000) / 1000));
 
-export function contactMarkdown(rows: readonly ContactRow[]): string {
+export function contactMarkdown(rows: readonly ContactRow[], peers?: PeerBandRow): string {
   return `## Strangers' first contact and relationships under way (issue 32 proxies; reported, not guarded)
 Generated test chats of contact.ts's families (held-out phrasings; four families in no training slice),
 flat excerpts of them under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters, and real SMS and IRC test chats. They stand in for
@@ -132,12 +158,19 @@ the real-chat evaluation's excerpts, which the project does not hold; targets ar
 | slice | chats | harmful | ROC-AUC | recall at 0.5 | benign flagged at 0.5 | target |
 |---|---|---|---|---|---|---|
 ${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${fmt(r.roc_auc)} | ${fmt(r.recall_at_0_5)} | ${fmt(r.benign_flagged)} | ${r.target} |`).join('\n')}
-`;
+${peers === undefined ? '' : `
+Two stated teenagers' sexual talk (${peers.chats} chats; policy: Medium Risk, ${MEDIUM_BAND.min} to ${MEDIUM_BAND.max}, sampled by reviewers, not queued):
+below the band ${fmt(peers.below)}, in it ${fmt(peers.medium)}, High Risk or Critical ${fmt(peers.high_or_critical)}.
+`}`;
 }
 
 /** Metric names for the manifest: `contact_<slice>_<figure>`. */
-export function contactMetrics(rows: readonly ContactRow[]): Record<string, number> {
+export function contactMetrics(rows: readonly ContactRow[], peers?: PeerBandRow): Record<string, number> {
   const out: Record<string, number> = {};
+  if (peers !== undefined) {
+    out.contact_peers_sexual_medium_band = Math.round(peers.medium * 10_000) / 10_000;
+    out.contact_peers_sexual_high_or_critical = Math.round(peers.high_or_critical * 10_000) / 10_000;
+  }
   for (const r of rows) {
     const key = `contact_${r.slice.replace(/\(.*?\)/g, '').trim().replace(/[^a-z0-9]+/gi, '_').replace(/_+$/, '').toLowerCase()}`;
     for (const [figure, v] of [['roc_auc', r.roc_auc], ['recall_at_0_5', r.recall_at_0_5], ['benign_flagged', r.benign_flagged]] as const) {

@@ -27,7 +27,7 @@ import { atThreshold, calibrationError, mean, prAuc, rocAuc } from './metrics.ts
 import { guardsMarkdown, runGuards, type GuardsReport } from './guards.ts';
 import { hasSpeakerPrefixes, isAttributableHarm } from './slices.ts';
 import { TRAINING_PYTHON } from '../train/python.ts';
-import { contactMarkdown, contactMetrics, evaluateContactProxies, type ContactRow } from './contact-proxies.ts';
+import { contactMarkdown, contactMetrics, contactProxyRecords, evaluateContactProxies, evaluatePeerBand, type ContactRow, type PeerBandRow } from './contact-proxies.ts';
 import { earlyDetection, earlyMarkdown, earlyMetrics, type EarlyReport } from './early.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -164,7 +164,9 @@ async function main(): Promise<void> {
     const invarianceGap = await paddingInvarianceGap(modelDir, INVARIANCE_PROBES);
     const guards = await runGuards({ scorer, train: corpus.filter((r) => r.split === 'train'), test, testPreds: preds, probePreds });
     const early = await earlyDetection(scorer, test, REAL_SOURCES);
-    const contact = await evaluateContactProxies(scorer);
+    const contactRecords = contactProxyRecords();
+    const contact = await evaluateContactProxies(scorer, contactRecords);
+    const peers = await evaluatePeerBand(scorer, contactRecords);
 
     // Throughput through the same in-process path (2 workers): 40-turn conversations, ~2,500 chars (skipped by --quick).
     let perSecond = Number.NaN;
@@ -203,11 +205,12 @@ async function main(): Promise<void> {
         padding_invariance_max_abs_diff: invarianceGap,
         ...guards.metrics,
         ...Object.fromEntries(Object.entries(earlyMetrics(early)).map(([k, v]) => [k, round(v)])),
-        ...contactMetrics(contact),
+        ...contactMetrics(contact, peers),
       },
       guards,
       early,
       contact,
+      peers,
       probes,
       confusion_at_0_5: { tp: overall.tp, fp: overall.fp, tn: overall.tn, fn: overall.fn },
       families,
@@ -248,6 +251,7 @@ type Report = {
   guards: GuardsReport;
   early: EarlyReport;
   contact: ContactRow[];
+  peers: PeerBandRow;
   families: Record<string, { n: number; harmful: number; mean_score: number; flagged: number; held_out: boolean }>;
   ages: Record<string, number>;
   by_length_without_ages: Array<Record<string, number>>;
@@ -283,7 +287,7 @@ service names nobody by design.
 
 ${guardsMarkdown(r.guards)}
 ${earlyMarkdown(r.early)}
-${contactMarkdown(r.contact)}
+${contactMarkdown(r.contact, r.peers)}
 ## Per family
 | family | class | n | mean score | share > 0.5 |
 |---|---|---|---|---|

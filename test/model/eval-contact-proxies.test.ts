@@ -2,7 +2,7 @@
 // which records each row counts, and what it reports, checked with stand-in scorers whose answers are known.
 import { describe, expect, it } from 'vitest';
 import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS } from '../../scripts/data/contact.ts';
-import { contactMarkdown, contactMetrics, contactProxyRecords, evaluateContactProxies } from '../../scripts/eval/contact-proxies.ts';
+import { MEDIUM_BAND, contactMarkdown, contactMetrics, contactProxyRecords, evaluateContactProxies, evaluatePeerBand } from '../../scripts/eval/contact-proxies.ts';
 import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 
 const records = contactProxyRecords();
@@ -62,5 +62,13 @@ describe('contact proxies', () => {
     expect(metrics.contact_a_relationship_under_way_roc_auc).toBe(0.5);
     expect(metrics.contact_real_irc_chats_flat_benign_flagged).toBe(0);
     expect(contactMarkdown(rows)).toContain('| a relationship under way |');
+  });
+
+  it("places two stated teenagers' sexual talk below, in or above the Medium Risk band by its score, band edges as the spec's", async () => {
+    expect(records.peers.length).toBeGreaterThan(100);
+    expect(records.peers.every((r) => r.label === 0 && r.family === 'stranger_peers_sexual')).toBe(true);
+    expect(await evaluatePeerBand(constant(MEDIUM_BAND.min), records)).toMatchObject({ below: 0, medium: 1, high_or_critical: 0 });
+    expect(await evaluatePeerBand(constant(MEDIUM_BAND.max), records)).toMatchObject({ below: 0, medium: 0, high_or_critical: 1 });
+    expect(await evaluatePeerBand(constant(0.39), records)).toMatchObject({ below: 1, medium: 0, high_or_critical: 0 });
   });
 });
