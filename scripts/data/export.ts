@@ -10,12 +10,16 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { encodeConversation, loadTokenizer, type EncodedTurn } from '../../src/scoring/encode.ts';
 import type { ModelManifest, ScoreRequest } from '../../src/scoring/types.ts';
+import SEGMENT from './segment.json' with { type: 'json' };
 import { parseJsonl, type LabeledConversation } from './record.ts';
 
-/** The segment shape the shipped model is trained for (docs/model-contract.md, manifest `segment`). */
-// Flat text is cut into message-sized pieces (contract 4, since 3.3.0); `--max-flat-tokens 32` cuts it
-// like any turn, as contract 3 did (docs/training.md, "Model 3.3.0").
-export const DEFAULT_SEGMENT: ModelManifest['segment'] = { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 };
+/**
+ * The segment shape the shipped model is trained for (docs/model-contract.md, manifest `segment`), in
+ * segment.json, which the Python trainer reads too (scripts/train/data.py), so both cut alike.
+ * Flat text is cut into message-sized pieces (contract 4, since 3.3.0); `--max-flat-tokens 32` cuts it
+ * like any turn, as contract 3 did (docs/training.md, "Model 3.3.0").
+ */
+export const DEFAULT_SEGMENT: ModelManifest['segment'] = SEGMENT;
 
 /** The command-line flags that set the segment shape (export.ts and package.ts take the same ones). */
 export const SEGMENT_FLAGS = {

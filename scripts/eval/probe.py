@@ -17,7 +17,7 @@ The vectorizer lowercases. --keep-speakers reads the text as written instead.
 Slices. `test` (the whole test split), `test_flat_under_1000` (every test record flattened, those
 whose flat text is under 1,000 characters; flattened even with --keep-speakers), `tag:T` for each tag T
 of --by-tag (test records carrying T), and one per --slice NAME=PATH. For each: n, positives, ROC-AUC
-(scikit-learn's, ties averaged; null with one class), recall at 0.5, the share of negatives flagged at
+(scripts/train/metrics.py's, ties averaged as the eval's; null with one class), recall at 0.5, the share of negatives flagged at
 0.5, the share of negatives flagged at the test cut (the cut that flags 10 % of the test split's
 negatives, so slices of negatives only compare across probes), and ROC-AUC within the flat-length bands
 under 1,000 characters and 1,000 or more (null unless the band holds both classes). A score flags when
@@ -31,6 +31,7 @@ Deterministic: same inputs and seed, same figures (only the timings vary).
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -38,7 +39,9 @@ import time
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
+from metrics import roc_auc  # noqa: E402  (the ROC-AUC training and the eval share, ties averaged)
 
 SPEAKER_PREFIX = re.compile(r"^[^\s:]{1,40}:\s")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -125,10 +128,7 @@ def top_features(model, k):
 
 def auc(labels, scores):
     """ROC-AUC with ties averaged, NaN when one class only."""
-    labels = np.asarray(labels)
-    if len(set(labels.tolist())) < 2:
-        return math.nan
-    return float(roc_auc_score(labels, scores))
+    return roc_auc(labels, scores)
 
 
 def cut_flagging(negative_scores, share):

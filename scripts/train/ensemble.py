@@ -20,7 +20,9 @@ import torch
 
 from model import ConversationRisk, Ensemble
 from onnx_export import export_contract_onnx
-from train import evaluate, fit_temperature, load_conversations, load_pretrained, validation_split, vocab_size_of
+from calibration import fit_temperature
+from data import load_conversations, load_pretrained, validation_split, vocab_size_of
+from validation import evaluate
 
 
 def read_info(directory):

@@ -53,14 +53,14 @@ function trainPy(imports: string, lines: string[]): unknown {
 type Views = Record<string, { segments: Array<[number[][], number[]]>; onset: number; flat: boolean }>;
 
 /**
- * train.py's rendered_view of every exported conversation, with an rng whose every draw is `draw`
+ * views.py's rendered_view of every exported conversation, with an rng whose every draw is `draw`
  * (0 picks a flat view and any rate's option, 0.99 a view that keeps speakers and any rate of 1),
  * called with `rates` (rendered_view's arguments after the segment sizes).
  */
 function renderedViews(rows: readonly SegmentRow[], draw: number, rates: string): Views {
   const path = join(mkdtempSync(join(tmpdir(), 'views-')), 'segments.jsonl');
   writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return trainPy('from train import load_conversations, rendered_view', [
+  return trainPy('from data import load_conversations\nfrom views import rendered_view', [
     'class Draws:',
     `    def random(self): return ${draw}`,
     '    def choice(self, xs): return xs[0]',
@@ -138,7 +138,7 @@ describe('training-data export', () => {
   it.skipIf(!hasTorch)('is padded by the Python trainer exactly as toModelInputs pads a server batch', () => {
     const path = join(dir, 'segments.jsonl');
     writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const out = trainPy('from train import load_conversations, collate', [
+    const out = trainPy('from data import load_conversations, collate', [
       `convs = load_conversations(${JSON.stringify(path)})`,
       'ids, spk, ages, owner = collate(convs)',
       'print(json.dumps({"ids": ids.flatten().tolist(), "spk": spk.flatten().tolist(), "ages": ages.flatten().tolist(), "shape": list(ids.shape)}))',
@@ -159,7 +159,7 @@ describe('training-data export', () => {
   it.skipIf(!hasTorch)("teaches the running score 0 before a harmful chat's onset and 1 from it to the end of its segment", () => {
     const path = join(dir, 'segments-onset.jsonl');
     writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const out = trainPy('from train import load_conversations, onset_targets', [
+    const out = trainPy('from data import load_conversations\nfrom losses import onset_targets', [
       `convs = sorted([c for c in load_conversations(${JSON.stringify(path)}) if c["id"] in ("onset-own-line", "one-turn")], key=lambda c: c["id"] != "onset-own-line")`,
       'target, mask = onset_targets(convs, 8)',
       'print(json.dumps({"target": target.tolist(), "mask": mask.tolist(), "lengths": [len(s[1]) for c in convs for s in c["segments"]]}))',

@@ -1,0 +1,71 @@
+"""What training minimises besides the conversation's label: the contract's aggregation over segments
+and the running-harm losses (benign prefixes stay low, harm rises at a known onset).
+"""
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def aggregate(harm_logit, speaker_logits, owner, n):
+    """Contract aggregation: max harm logit per conversation; harm-weighted mean of speaker softmax."""
+    conv_logit = torch.full((n,), -1e9).scatter_reduce(0, owner, harm_logit, reduce="amax", include_self=True)
+    w = torch.sigmoid(harm_logit) + 1e-6
+    s = torch.softmax(speaker_logits, -1)
+    num = torch.zeros(n, 3).index_add(0, owner, s * w.unsqueeze(-1))
+    den = torch.zeros(n).index_add(0, owner, w)
+    return conv_logit, num / den.unsqueeze(-1)
+
+
+def masked_bce(turn_logits, target, mask):
+    """Mean binary cross-entropy of the running harm over the pieces `mask` selects (0 when none is)."""
+    if mask.sum() == 0:
+        return turn_logits.sum() * 0.0
+    per_turn = F.binary_cross_entropy_with_logits(turn_logits, target, reduction="none")
+    return (per_turn * mask).sum() / mask.sum()
+
+
+def benign_prefix_loss(turn_logits, spk, seg_label):
+    """Every prefix of a benign conversation is benign, so its running harm after each turn is taught
+    to stay low (the explained running score, and alerts on benign chats, read those outputs). A
+    harmful chat's prefixes are onset_loss's, where its onset is known."""
+    mask = ((spk != 0) & (seg_label < 0.5).unsqueeze(-1)).to(torch.float32)
+    return masked_bce(turn_logits, torch.zeros_like(turn_logits), mask)
+
+
+def onset_targets(convs, max_turns):
+    """Running-harm targets where a harmful chat's onset is known (export.ts `onset_piece`): every piece
+    before the onset is a benign prefix (0), and in the onset's segment every piece from it on holds a
+    predatory move (1), as an excerpt does. Later segments restart their state without the onset, so
+    they get no target. Returns (target, mask), each [segments, max_turns], in collate's row order."""
+    rows = sum(len(c["segments"]) for c in convs)
+    target = np.zeros((rows, max_turns), dtype=np.float32)
+    mask = np.zeros((rows, max_turns), dtype=np.float32)
+    r = 0
+    for c in convs:
+        o = c["onset"] if c["label"] == 1 else -1
+        start = 0
+        for _, sp in c["segments"]:
+            n = len(sp)
+            if o >= start + n:
+                mask[r, :n] = 1
+            elif o >= start:
+                mask[r, :n] = 1
+                target[r, o - start: n] = 1
+            r += 1
+            start += n
+    return torch.from_numpy(target), torch.from_numpy(mask)
+
+
+def onset_loss(turn_logits, convs):
+    target, mask = onset_targets(convs, turn_logits.shape[1])
+    return masked_bce(turn_logits, target, mask)
+
+
+def add_running_losses(loss, turn_logits, spk, seg_label, convs, args):
+    """`loss` plus the weighted running-harm losses of one batch (benign prefixes stay low, harm rises
+    at a known onset), each left out at weight 0."""
+    if args.prefix_weight > 0:
+        loss = loss + args.prefix_weight * benign_prefix_loss(turn_logits, spk, seg_label)
+    if args.onset_weight > 0:
+        loss = loss + args.onset_weight * onset_loss(turn_logits, convs)
+    return loss

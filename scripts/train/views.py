@@ -1,0 +1,94 @@
+"""Other renderings of a training conversation, built from its pieces: flat, re-cut into short lines,
+merged runs, and the batch augmentations (token dropout, speaker mirroring). A model trained on
+them scores a chat the same however the client cut it into lines.
+"""
+import torch
+
+from data import MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, MAX_TURNS
+
+VIEW_CHUNK_TOKENS = (3, 4, 5, 6, 8)
+
+
+def augment(ids, spk, ages, owner, target, token_dropout):
+    """Token dropout (against memorising exact phrasings) and speaker mirroring: swapping user1 and
+    user2 (ids, age halves and the predator label) in half the conversations teaches attribution
+    that depends on what each side says, not on who spoke first."""
+    if token_dropout > 0:
+        ids = ids * (torch.rand(ids.shape) >= token_dropout).to(ids.dtype)
+    flip = torch.rand(target.shape[0]) < 0.5
+    seg_flip = flip[owner]
+    swapped = torch.where(spk == 1, torch.full_like(spk, 2), torch.where(spk == 2, torch.full_like(spk, 1), spk))
+    spk = torch.where(seg_flip.unsqueeze(-1), swapped, spk)
+    ages = torch.where(seg_flip.unsqueeze(-1), torch.cat([ages[:, 4:], ages[:, :4]], -1), ages)
+    target = torch.where(flip & (target < 2), 1 - target, target)
+    return ids, spk, ages, target
+
+
+def merged_runs(pieces, onset, turn_tokens, flat_tokens):
+    """Each speaker's consecutive pieces joined into one turn and cut again as the server cuts a turn
+    (`flat_tokens` for unknown-speaker pieces), with where the onset piece's first token landed: what
+    the server makes of a chat whose client joined each burst into one message (recut.ts
+    mergeSpeakerRuns). A turn's pieces were cut from its start, so a lone turn comes out unchanged."""
+    out = []
+    view_onset = -1
+    k = 0
+    while k < len(pieces):
+        sp = pieces[k][1]
+        size = flat_tokens if sp == 3 else turn_tokens
+        stream = []
+        while k < len(pieces) and pieces[k][1] == sp:
+            if k == onset:
+                view_onset = len(out) + len(stream) // size
+            stream += pieces[k][0]
+            k += 1
+        out += [(stream[i: i + size], sp) for i in range(0, len(stream), size)]
+    return out, view_onset
+
+
+def rendered_view(conv, rng, one_line_rate=0.0, max_turns=MAX_TURNS, flat_tokens=MAX_TOKENS_PER_FLAT_PIECE,
+                  merge_rate=0.0, turn_tokens=MAX_TOKENS_PER_TURN):
+    """The same conversation as a moderator's export might render it, built from its pieces and
+    segmented in fixed segments of `max_turns` pieces, as the encoder does. Half the views are flat
+    (every speaker unknown, id 3), the rest re-cut into short lines of 3 to 8 tokens each (drawn per
+    view: a fixed 5 left the evaluation's 4-word cut moving 11 % of chats), keeping the speaker.
+
+    A flat view is flat text that kept its line breaks: each original piece becomes unknown-speaker
+    pieces of at most `flat_tokens`, as the server cuts an unknown-speaker turn. At `one_line_rate` it
+    is instead what the server makes of a flat export on one line: a single turn, so all tokens in one
+    stream cut into pieces of `flat_tokens` that straddle the messages. The shipped model trains with
+    rate 0; runs 15 and 16 (docs/training.md, "Tried and not kept") found one-line views for sparse
+    moves in one-line flat text at a cost elsewhere.
+
+    At `merge_rate`, a view that keeps its speakers joins each speaker's runs instead of cutting short
+    lines (merged_runs): a few predatory lines folded into long turns of everyday talk, the weakest
+    rendering of the sparse slice (scripts/eval/sparse-grooming.ts). The shipped model trains with 0.
+
+    The harmful chat's onset moves with its tokens: to the piece holding the onset piece's first token."""
+    pieces = [(ids, sp) for inp, spk in conv["segments"] for ids, sp in zip(inp, spk)]
+    onset = conv["onset"]
+    flat = rng.random() < 0.5
+    chunk_tokens = rng.choice(VIEW_CHUNK_TOKENS)
+    out = []
+    view_onset = -1
+    # No draw at rate 0, so a run without one-line views reproduces the models trained before them.
+    if flat and one_line_rate > 0 and rng.random() < one_line_rate:
+        stream = []
+        for i, (ids, _) in enumerate(pieces):
+            if i == onset:
+                view_onset = len(stream) // flat_tokens
+            stream += ids
+        out = [(stream[k: k + flat_tokens], 3) for k in range(0, len(stream), flat_tokens)]
+    # A chat that is flat already would merge into one line: left to the one-line views, which runs 15
+    # and 16 did not keep.
+    elif not flat and not conv["flat"] and merge_rate > 0 and rng.random() < merge_rate:
+        out, view_onset = merged_runs(pieces, onset, turn_tokens, flat_tokens)
+    else:
+        for i, (ids, sp) in enumerate(pieces):
+            if i == onset:
+                view_onset = len(out)
+            if flat:
+                out += [(ids[k: k + flat_tokens], 3) for k in range(0, len(ids), flat_tokens)]
+            else:
+                out += [(ids[k: k + chunk_tokens], sp) for k in range(0, len(ids), chunk_tokens)]
+    segments = [([p[0] for p in out[k: k + max_turns]], [p[1] for p in out[k: k + max_turns]]) for k in range(0, len(out), max_turns)]
+    return {**conv, "segments": segments, "flat": conv["flat"] or flat, "onset": view_onset}
