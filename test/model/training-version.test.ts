@@ -30,7 +30,8 @@ const ALLOW_LINE = /^ {4}(-[-a-z0-9|]+)\) ;;$/m;
 /** train.sh's options as its parse loop lists them, with whether each changes the recipe and takes a value. */
 function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: boolean }> {
   const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
-  const loop = sh.slice(sh.indexOf('while [[ $# -gt 0 ]]; do'), sh.indexOf('\ndone\n'));
+  const start = sh.indexOf('while [[ $# -gt 0 ]]; do');
+  const loop = sh.slice(start, sh.indexOf('\ndone\n', start));
   const allowed = (ALLOW_LINE.exec(loop)?.[1] ?? '').split('|');
   return [...loop.replace(ALLOW_LINE, '').matchAll(/^ {4}(-[-a-z0-9|]+)\)(.*)$/gm)].flatMap(([, names, body]) =>
     (names as string).split('|').map((option) => ({ option, changes: !allowed.includes(option), takesValue: /shift 2/.test(body as string) })),
@@ -38,7 +39,7 @@ function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: 
 }
 
 /** Options that leave the recipe alone, or that the released recipes themselves are told apart by. */
-const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--members', '--errands', '--repetitive', '--friends', '--member-args'];
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--texting', '--member-args'];
 
 describe('train.sh: versions and output', () => {
   const options = parsedOptions();
@@ -63,11 +64,11 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '3000']], [['--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive and \d+ friends' chats; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers' and \d+ courtship chats, texting \d; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
@@ -92,11 +93,26 @@ describe('train.sh: versions and output', () => {
     [['--errands', '0']],
     [['--errands', '0', '--members', '1']],
     [['--errands', '0', '--version', '3.4.0']],
+    [['--recipe', '3.4.0']],
+    [['--recipe', '3.4.0', '--version', '3.4.0']],
+    [['--recipe', '3.5.0', '--members', '1', '--errands', '0']],
     [['--vocab', 'wordpiece', '--version', 'x', ...OUT]],
     [['--smoke', '--view-rate', '0.8', ...OUT]],
   ])('goes on with a released recipe, or a named one with its own directory (%j)', (args) => {
     const r = trainSh(args);
     expect(r.stderr).toContain('lacks torch or onnx');
     expect(r.status).toBe(3);
+  });
+
+  it.each([[['--recipe', 'nope']], [['--recipe']]])('refuses a recipe that has no file (%j)', (args) => {
+    const r = trainSh(args);
+    expect(r.stderr).toContain('train.sh: no recipe');
+    expect(r.status).toBe(2);
+  });
+
+  it("names a run after the recipe file whose settings it has, so the recipes are the releases' one list", () => {
+    const r = trainSh([...OUT, '--recipe', '3.3.0', '--version', '3.4.0']);
+    expect(r.stderr).toContain('3.4.0 is no model of 1 network(s) with 0 errand');
+    expect(r.status).toBe(2);
   });
 });
