@@ -64,7 +64,7 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '3000']], [['--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -90,9 +90,9 @@ describe('train.sh: versions and output', () => {
 
   it.each([
     [[]],
-    [['--errands', '0']],
-    [['--errands', '0', '--members', '1']],
-    [['--errands', '0', '--version', '3.4.0']],
+    [['--recipe', '3.5.0', '--errands', '0']],
+    [['--recipe', '3.5.0', '--errands', '0', '--members', '1']],
+    [['--recipe', '3.5.0', '--errands', '0', '--version', '3.4.0']],
     [['--recipe', '3.4.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
     [['--recipe', '3.5.0', '--members', '1', '--errands', '0']],
