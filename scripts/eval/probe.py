@@ -32,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import random
 import re
 import sys
 import time
@@ -230,6 +231,7 @@ def parse_args(argv):
     p.add_argument("--keep-speakers", action="store_true", help="read text as written, speaker prefixes and line breaks kept")
     p.add_argument("--top-features", type=int, default=0, metavar="K", help="print the K most positive and K most negative n-grams")
     p.add_argument("--json", metavar="OUT", help="write the figures as JSON")
+    p.add_argument("--train-sample", type=int, default=0, metavar="N", help="train on a seeded sample of N training records (0: all), as teacher_probe.py does")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
 
@@ -242,6 +244,9 @@ def run(args):
     corpus = read_jsonl(args.corpus)
     extra = [r for path in args.train_extra for r in read_jsonl(path)]
     training = [r for r in corpus if r.get("split") == "train"] + extra
+    if args.train_sample > 0:
+        random.Random(args.seed).shuffle(training)
+        training = training[: args.train_sample]
     test = [r for r in corpus if r.get("split") == "test"]
     if len({r["label"] for r in training}) < 2:
         raise SystemExit("the training records need both labels")
