@@ -45,7 +45,7 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 # What members may differ in besides their seed: how they were trained. The architecture, the
 # vocabulary's vectors, the flat cut and the data must be the same, or their mean is not one model.
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
-                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads"}
+                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint"}
 
 
 def recipe_of(info):

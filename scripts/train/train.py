@@ -61,6 +61,7 @@ def main():
     ap.add_argument("--onset-weight", type=float, default=0.4, help="weight of the running-harm loss around a harmful chat's known onset (0 turns it off)")
     ap.add_argument("--embeddings", help="float32 matrix [vocab, d] of pretrained vectors (build-tokenizer.ts --embeddings-out)")
     ap.add_argument("--pretrained-residual", action="store_true", help="also learn a correction for words that have a pretrained vector")
+    ap.add_argument("--checkpoint", choices=("val-loss", "last"), default="val-loss", help="the epoch kept: the lowest validation loss (every release) or the last")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -127,10 +128,10 @@ def main():
         row = {"epoch": epoch + 1, "train_loss": total / len(train), "seconds": round(time.time() - t0, 1), **{f"val_{k}": v for k, v in metrics.items()}}
         history.append(row)
         print(json.dumps(row), flush=True)
-        if best is None or metrics["loss"] < best[0]:
+        if best is None or metrics["loss"] < best[0] or args.checkpoint == "last":
             best = (metrics["loss"], {k: v.clone() for k, v in model.state_dict().items()}, row)
     model.load_state_dict(best[1])
-    print(f"selected epoch {best[2]['epoch']} (lowest validation loss)", flush=True)
+    print(f"selected epoch {best[2]['epoch']} ({'lowest validation loss' if args.checkpoint == 'val-loss' else 'the last'})", flush=True)
 
     _, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
