@@ -249,12 +249,24 @@ export const COURTSHIP_FAMILIES: readonly Family[] = [
  * model never trained on: adults' sexual first contact, a pursuit with no sexual word, a courtship
  * after the two have met, and partners who live apart.
  */
-export const CONTACT_TEST_FAMILIES: readonly Family[] = [
+const STRANGER_TEST_FAMILIES: readonly Family[] = [
   { name: 'stranger_adults_sexual', harmful: false, weight: 1, ages: ['young', 'young'], build: (c) => strangers(c, ADULT_TOPICS, 1, [[C.ST_ADULT_SEX, C.ST_ADULT_SEX_REPLY], [P.B_SEXT, P.B_SEXT]]) },
   { name: 'stranger_pursuit_quiet', harmful: true, weight: 1, ages: ['adult', 'child'], harmFromOnset: true, build: (c) => pursuit(c, PURSUIT_QUIET.slice(0, 4)) },
+];
+const COURTSHIP_TEST_FAMILIES: readonly Family[] = [
   { name: 'courtship_met', harmful: true, weight: 1, ages: ['adult', 'minor'], harmFromOnset: true, build: (c) => relationship(c, COURTSHIP_MET, CHILD, true, false) },
   { name: 'partners_distance', harmful: false, weight: 1, ages: ['adult', 'adult'], build: (c) => relationship(c, DISTANCE, { a: C.ADULT_LIFE, b: C.ADULT_LIFE }, false, true) },
 ];
+export const CONTACT_TEST_FAMILIES: readonly Family[] = [...STRANGER_TEST_FAMILIES, ...COURTSHIP_TEST_FAMILIES];
+
+/** Every contact family, in the order the proxies draw them from. */
+const ALL_CONTACT_FAMILIES: readonly Family[] = [...STRANGER_FAMILIES, ...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES];
+
+type ContactKind = 'stranger' | 'courtship';
+const KIND_OF = new Map<string, ContactKind>([
+  ...[...STRANGER_FAMILIES, ...STRANGER_TEST_FAMILIES].map((f): [string, ContactKind] => [f.name, 'stranger']),
+  ...[...COURTSHIP_FAMILIES, ...COURTSHIP_TEST_FAMILIES].map((f): [string, ContactKind] => [f.name, 'courtship']),
+]);
 
 /**
  * Two stated teenagers whose first contact turns to sexual talk: benign by label (neither is an adult),
@@ -276,11 +288,8 @@ export function peerSexualChats(seed: number, count: number, sw: DataSwitches): 
 }
 
 /** The kind of chat each family is: the proxies' slices (eval) group by it. */
-export function contactKind(family: string): 'stranger' | 'courtship' | undefined {
-  const base = family.replace(/_excerpt_benign$/, '');
-  if ([...STRANGER_FAMILIES, ...CONTACT_TEST_FAMILIES].some((f) => f.name === base && f.name.startsWith('stranger_'))) return 'stranger';
-  if ([...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES].some((f) => f.name === base && !f.name.startsWith('stranger_'))) return 'courtship';
-  return undefined;
+export function contactKind(family: string): ContactKind | undefined {
+  return KIND_OF.get(family.replace(/_excerpt_benign$/, ''));
 }
 
 /** `count` first contacts between strangers, both classes, in training and validation. */
@@ -300,11 +309,10 @@ export function courtshipSlice(seed: number, count: number, sw: DataSwitches): L
  * slices is measured on the same chats.
  */
 export function contactTestSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
-  const families = [...STRANGER_FAMILIES, ...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES];
   const rng = createRng((seed ^ 0x7e57c0) >>> 0);
   const out: LabeledConversation[] = [];
   for (let i = 0; i < count; i++) {
-    const family = chooseFamily(rng, families);
+    const family = chooseFamily(rng, ALL_CONTACT_FAMILIES);
     const record = renderRecord(family, `gen-${seed}-contact-test-${i}`, 'test', rng, sw);
     out.push({ ...record, tags: [...(record.tags ?? []), `contact-${contactKind(family.name) ?? 'other'}`] });
   }
@@ -320,11 +328,10 @@ export const SHORT_EXCERPT_CHARS = 1000;
  * on one line without speaker names. Their own stream, `count` chats drawn; longer excerpts are left out.
  */
 export function contactShortExcerpts(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
-  const families = [...STRANGER_FAMILIES, ...COURTSHIP_FAMILIES, ...CONTACT_TEST_FAMILIES];
   const rng = createRng((seed ^ 0x5e0c27) >>> 0);
   const out: LabeledConversation[] = [];
   for (let i = 0; i < count; i++) {
-    const family = chooseFamily(rng, families);
+    const family = chooseFamily(rng, ALL_CONTACT_FAMILIES);
     const record = renderRecord(family, `gen-${seed}-contact-short-${i}`, 'test', rng, sw, false, true);
     const conversation = flatten(record.conversation);
     if (conversation.length >= SHORT_EXCERPT_CHARS) continue;

@@ -87,6 +87,12 @@ export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 0, strang
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 
+/** About `limit` of `records`, taken at an even stride (smoke runs keep every kind of chat, fewer of each). */
+function evenly<T>(records: readonly T[], limit: number): T[] {
+  const stride = Math.ceil(records.length / limit);
+  return records.filter((_, i) => i % stride === 0);
+}
+
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches };
   const out: LabeledConversation[] = [];
@@ -94,12 +100,12 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   if (o.real) {
     let real = [...loadTopicalChat(o.dataDir), ...loadPersonaChat(o.dataDir)];
     if (sw.newRealSets) real.push(...loadCasino(o.dataDir), ...loadSelfDialogue(o.dataDir));
-    if (o.realLimit !== undefined) real = real.filter((_, i) => i % Math.ceil(real.length / o.realLimit!) === 0);
+    if (o.realLimit !== undefined) real = evenly(real, o.realLimit);
     out.push(...renderReal(real, sw));
     if (sw.hosted && o.synthetic) out.push(...hostedChats(real, sw, o.thinShare));
     if (o.texting) {
       let texting = [...loadSmsChats(o.dataDir), ...loadIrcChats(o.dataDir)];
-      if (o.realLimit !== undefined) texting = texting.filter((_, i) => i % Math.ceil(texting.length / Math.ceil(o.realLimit! / 4)) === 0);
+      if (o.realLimit !== undefined) texting = evenly(texting, Math.ceil(o.realLimit / 4));
       // Already in the register of real texting and chat: rendered as written (excerpts, flat, re-cuts), never re-styled.
       out.push(...renderReal(texting, { ...sw, register: false }));
       if (sw.hosted && o.synthetic) out.push(...hostedChats(texting, sw, o.thinShare));

@@ -84,15 +84,14 @@ export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords 
 function row(slice: string, records: readonly LabeledConversation[], scores: readonly number[], target: string): ContactRow {
   const labels = records.map((r) => r.label);
   const harmful = labels.filter((y) => y === 1).length;
-  const benignScores = scores.filter((_, i) => labels[i] === 0);
-  const harmfulScores = scores.filter((_, i) => labels[i] === 1);
+  const at = atThreshold(labels, scores);
   return {
     slice,
     chats: records.length,
     harmful,
     roc_auc: harmful > 0 && harmful < records.length ? rocAuc(labels, scores) : null,
-    recall_at_0_5: harmful > 0 ? atThreshold(harmfulScores.map(() => 1), harmfulScores).recall : null,
-    benign_flagged: benignScores.length > 0 ? atThreshold(benignScores.map(() => 1), benignScores).recall : null,
+    recall_at_0_5: harmful > 0 ? at.recall : null,
+    benign_flagged: harmful < records.length ? at.fpr : null,
     target,
   };
 }
