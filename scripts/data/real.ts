@@ -24,13 +24,13 @@ interface TopicalTurn {
   agent: string;
 }
 
-function splitByHash(id: string, trainPct: number, valPct: number): Split {
+export function splitByHash(id: string, trainPct: number, valPct: number): Split {
   const h = hash32(id) % 100;
   return h < trainPct ? 'train' : h < trainPct + valPct ? 'val' : 'test';
 }
 
 /** A benign real chat; it carries ages sometimes, so that the presence of ages is no cue for synthetic text. */
-function realChat(id: string, lines: string[], source: string, split: Split): LabeledConversation {
+export function realChat(id: string, lines: readonly string[], source: string, split: Split): LabeledConversation {
   const record: LabeledConversation = { id, conversation: lines.join('\n'), label: 0, predator: 'neither', family: source, split, source };
   const rng = createRng(hash32(record.id));
   if (rng.chance(0.3)) {
@@ -41,7 +41,7 @@ function realChat(id: string, lines: string[], source: string, split: Split): La
   return record;
 }
 
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+export const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** Topical-Chat: valid_freq and valid_rare feed train/val; test_freq is held out whole for test. */
 export function loadTopicalChat(dataDir = DEFAULT_DATA_DIR): LabeledConversation[] {

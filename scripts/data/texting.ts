@@ -54,7 +54,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseTurns } from '../../src/scoring/conversation.ts';
-import { DEFAULT_DATA_DIR } from './real.ts';
+import { DEFAULT_DATA_DIR, oneLine, realChat, splitByHash } from './real.ts';
 import type { LabeledConversation, Split } from './record.ts';
 import { createRng, hash32, type Rng } from './rng.ts';
 
@@ -82,24 +82,9 @@ export const IRC_BOTS: RegExp = /^(ubot+u|ubot\d+|floodbot\d*)$/i;
 // Short, common names of the collection's places (UK and Singapore), all distinct when lowercased.
 const FIRST_NAMES = ['Sam', 'Jess', 'Wei', 'Priya', 'Tom', 'Mei', 'Alex', 'Raj', 'Kate', 'Ben', 'Lisa', 'Jun', 'Dan', 'Amy', 'Hui', 'Nick', 'Chris', 'Siti'];
 
-function splitByHash(key: string, pct: { train: number; val: number }): Split {
-  const h = hash32(key) % 100;
-  return h < pct.train ? 'train' : h < pct.train + pct.val ? 'val' : 'test';
-}
-
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
-
-/** As real.ts's realChat: ages on a share, so that their presence is no cue for generated text. */
+/** A real benign chat as real.ts makes one (ages on a share), under its own family and tag. */
 function benignChat(id: string, lines: readonly string[], source: string, family: string, split: Split, tag: string): LabeledConversation {
-  const record: LabeledConversation = { id, conversation: lines.join('\n'), label: 0, predator: 'neither', family, split, source };
-  const rng = createRng(hash32(id));
-  if (rng.chance(0.3)) {
-    const age = (): string => (rng.chance(0.5) ? String(rng.int(18, 70)) : rng.pick(['adult', '25-34', '18-24', '35-50']));
-    record.age_a = age();
-    if (rng.chance(0.7)) record.age_b = age();
-  }
-  record.tags = [tag];
-  return record;
+  return { ...realChat(id, lines, source, split), family, tags: [tag] };
 }
 
 /** The speakers parseTurns reads from `lines`, or undefined where a line does not start a turn of its own. */
@@ -182,7 +167,7 @@ export function loadSmsChats(dataDir = DEFAULT_DATA_DIR, options: TextingOptions
     }
     const sides = smsSides(texts.length, rng);
     const lines = texts.map((t, k) => `${names[sides[k] as number]}: ${t}`);
-    out.push(benignChat(id, lines, 'sms-spam-collection', 'sms', splitByHash(id, SMS_SPLIT), 'sms'));
+    out.push(benignChat(id, lines, 'sms-spam-collection', 'sms', splitByHash(id, SMS_SPLIT.train, SMS_SPLIT.val), 'sms'));
   }
   return out;
 }
@@ -340,7 +325,7 @@ export function loadIrcChats(dataDir = DEFAULT_DATA_DIR, options: TextingOptions
   for (const file of raws) {
     if (out.length >= limit) break;
     const day = dayOf(file);
-    const split = splitByHash(`irc-day:${day}`, IRC_SPLIT);
+    const split = splitByHash(`irc-day:${day}`, IRC_SPLIT.train, IRC_SPLIT.val);
     const messages = parseIrcRaw(readFileSync(join(dir, file), 'utf8'));
     const links = parseIrcAnnotation(readFileSync(join(dir, file.replace(/\.raw\.txt$/, '.annotation.txt')), 'utf8'));
     const runs = ircThreads(messages, links)
