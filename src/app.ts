@@ -6,10 +6,11 @@ import type { Server as HttpsServer } from 'node:https';
 import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
-import { clientErrorHandler, registerErrorHandling } from './http/errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.ts';
+import { registerFramingCheck } from './http/framing.ts';
 import { protectRoutes } from './http/protected.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
-import { serverTimeouts, TLS_CIPHERS, type TlsMaterial } from './http/listeners.ts';
+import { serverOptions, TLS_CIPHERS, type TlsMaterial } from './http/listeners.ts';
 import { redirectForwardedHttp } from './http/proxy.ts';
 import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
@@ -80,14 +81,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.TRUST_PROXY)
         : config.TRUST_PROXY,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // Fastify's default holds an idle keep-alive connection 72 s, past every other cut.
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     ajv: {
       // Bodies are validated as sent: no coercion ("123" stays a string, 5 is not a conversation)
       // and no silent removal of unknown fields (they are a 422, see http/schemas.ts).
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
     },
   };
-  const timeouts = serverTimeouts(config.REQUEST_TIMEOUT_MS);
+  const { keepAliveTimeout: _keepAlive, requestTimeout: _request, ...timeouts } = serverOptions(config);
   const app = (
     deps.tls === undefined
       ? Fastify({ ...options, http: timeouts })
@@ -111,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('apiKeyId', undefined);
   await app.register(helmet, { global: true });
   registerErrorHandling(app, config.BODY_LIMIT_BYTES);
+  registerFramingCheck(app);
   registerJsonBodyParser(app);
 
   if (config.TLS_MODE === 'off') redirectForwardedHttp(app, config);

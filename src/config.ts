@@ -36,6 +36,8 @@ export interface Config {
   INTRA_OP_THREADS: number;
   MAX_QUEUE: number;
   REQUEST_TIMEOUT_MS: number;
+  /** How long an idle keep-alive connection is held; by default 5 s, never past REQUEST_TIMEOUT_MS. */
+  KEEP_ALIVE_TIMEOUT_MS: number;
   SHUTDOWN_GRACE_MS: number;
   BODY_LIMIT_BYTES: number;
   // Preview /v2 settings: declared here so every variable is validated in one place.
@@ -76,6 +78,11 @@ const positive = (def: number, maximum?: number) => ({
 
 /** Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer delay fires at once instead. */
 export const MAX_DURATION_MS = 2_147_483_647;
+/**
+ * Node's own default for idle keep-alive connections. A load balancer in front that reuses connections
+ * longer than this (AWS ALB: 60 s) needs a longer KEEP_ALIVE_TIMEOUT_MS, or it meets closed sockets.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 5000;
 /** A duration in milliseconds: every one of them ends up in a timer. */
 const duration = (def: number) => positive(def, MAX_DURATION_MS);
 
@@ -111,6 +118,8 @@ export const configSchema = {
     INTRA_OP_THREADS: positive(1, 256),
     MAX_QUEUE: positive(64),
     REQUEST_TIMEOUT_MS: duration(30_000),
+    // No default here: it depends on REQUEST_TIMEOUT_MS (loadConfig).
+    KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS },
     SHUTDOWN_GRACE_MS: duration(10_000),
     BODY_LIMIT_BYTES: positive(32 * 1024 * 1024),
     WEBHOOK_SECRET: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
@@ -133,7 +142,8 @@ export const configSchema = {
   },
 } as const;
 
-type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST' | 'WEBHOOK_SIGNING_KEY'> & {
+type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST' | 'WEBHOOK_SIGNING_KEY' | 'KEEP_ALIVE_TIMEOUT_MS'> & {
+  KEEP_ALIVE_TIMEOUT_MS: number | undefined;
   WEBHOOK_SECRET: string | undefined;
   WEBHOOK_SECRET_FILE: string | undefined;
   REDIS_URL_FILE: string | undefined;
@@ -197,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PUBLIC_HOST: raw.PUBLIC_HOST,
     WEBHOOK_SIGNING_KEY: webhookSecret,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
+    KEEP_ALIVE_TIMEOUT_MS: raw.KEEP_ALIVE_TIMEOUT_MS ?? Math.min(DEFAULT_KEEP_ALIVE_MS, raw.REQUEST_TIMEOUT_MS),
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),
     WEBHOOK_ALLOWED_HOSTS: readAllowedHosts(raw.WEBHOOK_ALLOWED_HOSTS),
   };

@@ -3,7 +3,7 @@
 import { buildApp, scorerOptions } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loadApiKeys, MIN_KEY_CHARS, type ApiKeySet } from './http/auth.ts';
-import { resolveTls, startListeners, type ResolvedTls } from './http/listeners.ts';
+import { resolveTls, serverOptions, startListeners, type ResolvedTls } from './http/listeners.ts';
 import { installGracefulShutdown } from './ops/lifecycle.ts';
 import { createLogger } from './ops/logger.ts';
 import { buildMetricsServer, createMetrics } from './ops/metrics.ts';
@@ -67,7 +67,7 @@ if (scorer.ready && scorer.manifest !== undefined) {
 }
 
 const app = await buildApp({ config, scorer, keys: keySet.keys, logger, metrics, ...(tls ? { tls } : {}) });
-const metricsServer = config.METRICS_PORT > 0 ? buildMetricsServer(metrics) : undefined;
+const metricsServer = config.METRICS_PORT > 0 ? buildMetricsServer(metrics, serverOptions(config)) : undefined;
 const listeners = await startListeners({ app, metricsServer, config }).catch((err: unknown) => {
   fail(`cannot listen: ${err instanceof Error ? err.message : String(err)}`);
 });

@@ -160,6 +160,21 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   );
 }
 
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any route or hook runs (a malformed
+ * percent-encoding, a path parameter over `maxParamLength`). Its own answer quotes the path; this one
+ * echoes nothing of the URL, and comes before authentication, so it says nothing about any route.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const answer =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new HttpError(400, 'Malformed URL: invalid percent-encoding')
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new HttpError(414, GENERIC_DETAIL[414] ?? 'URI too long')
+        : toHttpError(error, 0);
+  void reply.code(answer.statusCode).headers(answer.headers).send({ detail: answer.detail });
+}
+
 /** The answer for any error: status, detail and headers, decided without reading its message. */
 export function toHttpError(error: unknown, bodyLimit: number): HttpError {
   if (error instanceof HttpError) return error;

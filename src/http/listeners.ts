@@ -1,7 +1,7 @@
 // The sockets: the app on PORT (TLS, or plain behind a proxy), a plain listener on HTTP_PORT that only
 // redirects to HTTPS, and the metrics listener on its own port. main.ts starts them; tests too.
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
@@ -110,19 +110,31 @@ export const REDIRECT_HEADERS = { 'cache-control': 'no-store' } as const;
 /** The 400 of a redirect that has no usable host (no PUBLIC_HOST and no plain Host header). */
 export const NO_HOST_DETAIL = 'Host header required';
 
+/** Node's settings shared by every listener: its stalled-connection cuts and who answers a missing Host. */
+export type NodeServerOptions = Required<Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval' | 'requireHostHeader'>>;
+
 /**
  * Node's own limits tied to REQUEST_TIMEOUT_MS: a stalled header block, body or TLS handshake is cut
- * at that time. Node checks them every `connectionsCheckingInterval` (30 s by default, which let a
- * 30 s timeout stretch to a minute), so the check runs at least every second.
+ * at that time, and an idle keep-alive connection at KEEP_ALIVE_TIMEOUT_MS. Node checks them every
+ * `connectionsCheckingInterval` (30 s by default, which let a 30 s timeout stretch to a minute), so the
+ * check runs at least every second. A request without Host reaches the app (http/framing.ts), whose
+ * refusal is a `{detail}`, not Node's empty 400.
  */
-export function serverTimeouts(timeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
-  return { headersTimeout: timeoutMs, connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeoutMs / 4))) };
+export function serverOptions(config: Pick<Config, 'REQUEST_TIMEOUT_MS' | 'KEEP_ALIVE_TIMEOUT_MS'>): NodeServerOptions {
+  const timeoutMs = config.REQUEST_TIMEOUT_MS;
+  return {
+    headersTimeout: timeoutMs,
+    requestTimeout: timeoutMs,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeoutMs / 4))),
+    requireHostHeader: false,
+  };
 }
 
 /** A plain HTTP server whose only answer is 308 to HTTPS (400 when the Host header is unusable). */
-export function createRedirectServer(httpsPort: number, timeoutMs = 30_000, publicHost?: string): Server {
-  // The same cut for stalled connections as the API port.
-  return createServer({ ...serverTimeouts(timeoutMs), requestTimeout: timeoutMs }, (req, res) => {
+export function createRedirectServer(httpsPort: number, options: NodeServerOptions, publicHost?: string): Server {
+  // The same cuts for stalled and idle connections as the API port.
+  const server = createServer(options, (req, res) => {
     const location = httpsLocation(req.headers.host, req.url, httpsPort, publicHost);
     if (location === undefined) {
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: NO_HOST_DETAIL }));
@@ -131,6 +143,8 @@ export function createRedirectServer(httpsPort: number, timeoutMs = 30_000, publ
     res.writeHead(308, { location, 'content-type': 'application/json', ...REDIRECT_HEADERS });
     res.end(JSON.stringify({ detail: `Use HTTPS: ${location}` }));
   });
+  server.keepAliveTimeout = options.keepAliveTimeout;
+  return server;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -155,7 +169,7 @@ export interface Listeners {
 export interface ListenerOptions {
   app: FastifyInstance;
   metricsServer: FastifyInstance | undefined;
-  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'PUBLIC_HTTPS_PORT' | 'PUBLIC_HOST' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST' | 'REQUEST_TIMEOUT_MS'>;
+  config: Pick<Config, 'HOST' | 'PORT' | 'HTTP_PORT' | 'PUBLIC_HTTPS_PORT' | 'PUBLIC_HOST' | 'TLS_MODE' | 'METRICS_PORT' | 'METRICS_HOST' | 'REQUEST_TIMEOUT_MS' | 'KEEP_ALIVE_TIMEOUT_MS'>;
 }
 
 export async function startListeners({ app, metricsServer, config }: ListenerOptions): Promise<Listeners> {
@@ -169,7 +183,7 @@ export async function startListeners({ app, metricsServer, config }: ListenerOpt
   let redirect: Server | undefined;
   if (config.TLS_MODE === 'on' && config.HTTP_PORT > 0) {
     // Behind a published port or a Service, clients reach HTTPS on the public port, not the container's.
-    redirect = createRedirectServer(config.PUBLIC_HTTPS_PORT ?? appPort, config.REQUEST_TIMEOUT_MS, config.PUBLIC_HOST);
+    redirect = createRedirectServer(config.PUBLIC_HTTPS_PORT ?? appPort, serverOptions(config), config.PUBLIC_HOST);
     await listen(redirect, config.HTTP_PORT, config.HOST);
   }
   let metricsPort: number | undefined;

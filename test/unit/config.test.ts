@@ -32,6 +32,7 @@ describe('configuration', () => {
       INTRA_OP_THREADS: 1,
       MAX_QUEUE: 64,
       REQUEST_TIMEOUT_MS: 30_000,
+      KEEP_ALIVE_TIMEOUT_MS: 5000,
       SHUTDOWN_GRACE_MS: 10_000,
       BODY_LIMIT_BYTES: 32 * 1024 * 1024,
       WEBHOOK_SIGNING_KEY: undefined,
@@ -46,6 +47,12 @@ describe('configuration', () => {
       JOB_MAX_QUEUED_CHARS: 50_000_000,
       JOB_RESULT_TTL_MS: 3_600_000,
     });
+  });
+
+  it('holds idle keep-alive connections no longer than REQUEST_TIMEOUT_MS by default, and as long as KEEP_ALIVE_TIMEOUT_MS says when set', () => {
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '2000' }).KEEP_ALIVE_TIMEOUT_MS).toBe(2000);
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '2000', KEEP_ALIVE_TIMEOUT_MS: '65000' }).KEEP_ALIVE_TIMEOUT_MS).toBe(65_000);
+    expect(() => loadConfig({ KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(/KEEP_ALIVE_TIMEOUT_MS/);
   });
 
   it('documents every variable in the README configuration table', async () => {

@@ -1,9 +1,13 @@
-// What Node's HTTP parser rejects before Fastify sees a request answers like every other error
-// ({detail}, then the connection closes), and stalled connections are cut at REQUEST_TIMEOUT_MS:
-// incomplete headers, an incomplete body and a TCP connection that never starts its TLS handshake.
+// What Node's HTTP parser or Fastify's router rejects before a route sees a request answers like every
+// other error ({detail}, echoing nothing of the request); framing the appliance does not decode is
+// refused and the connection closed; stalled connections are cut at REQUEST_TIMEOUT_MS (incomplete
+// headers, an incomplete body, a TCP connection that never starts its TLS handshake, on the API and
+// the metrics port) and idle keep-alive connections at KEEP_ALIVE_TIMEOUT_MS.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { selfSignedCertificate, startListeners, type Listeners } from '../../../src/http/listeners.ts';
+import type { FastifyInstance } from 'fastify';
+import { selfSignedCertificate, serverOptions, startListeners, type Listeners } from '../../../src/http/listeners.ts';
+import { buildMetricsServer } from '../../../src/ops/metrics.ts';
 import { startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 
 const TIMEOUT_MS = 1500;
@@ -37,13 +41,18 @@ function exchange(port: number, chunks: string[], pauseMs = 0): Promise<Exchange
 
 function statusAndBody(answer: string): { status: number; body: unknown } {
   const [head, body] = answer.split('\r\n\r\n');
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head ?? '')?.[1]), body: body === undefined || body === '' ? undefined : JSON.parse(body) };
+  return { status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head ?? '')?.[1]), body: body === undefined || body === '' ? undefined : JSON.parse(body) };
 }
+
+/** The answer's header block, lower-cased. */
+const headOf = (answer: string) => (answer.split('\r\n\r\n')[0] ?? '').toLowerCase();
 
 let plain: TestApp;
 let plainListeners: Listeners;
 let tlsApp: TestApp;
 let tlsListeners: Listeners;
+let metricsServer: FastifyInstance;
+let metricsPort: number;
 const portOf = (l: Listeners) => Number(new URL(l.appUrl).port);
 
 beforeAll(async () => {
@@ -52,8 +61,13 @@ beforeAll(async () => {
   const pems = await selfSignedCertificate();
   tlsApp = await startTestApp({ scorer: plain.scorer, tls: { key: pems.key, cert: pems.cert }, env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), TLS_MODE: 'on' } });
   tlsListeners = await startListeners({ app: tlsApp.app, metricsServer: undefined, config: tlsApp.config });
+  metricsServer = buildMetricsServer(plain.metrics, serverOptions(plain.config));
+  await metricsServer.listen({ host: '127.0.0.1', port: 0 });
+  const a = metricsServer.server.address();
+  metricsPort = typeof a === 'object' && a !== null ? a.port : 0;
 });
 afterAll(async () => {
+  await metricsServer.close();
   await tlsListeners.close();
   await plainListeners.close();
   await tlsApp.close();
@@ -75,6 +89,68 @@ describe('errors raised below Fastify answer {detail}', () => {
     const { answer } = await exchange(portOf(plainListeners), ['POST /predict HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n']);
     expect(answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
     expect(statusAndBody(answer.slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toEqual({ status: 400, body: { detail: 'Bad request' } });
+  });
+});
+
+describe("errors raised by Fastify's router answer {detail} and echo nothing of the URL", () => {
+  it('a malformed percent-encoding is a 400 with a detail', async () => {
+    const { answer } = await exchange(portOf(plainListeners), ['GET /v2/predict/batch/%zzSECRET HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Malformed URL: invalid percent-encoding' } });
+    expect(answer).not.toContain('SECRET');
+  });
+
+  it('a path parameter over 100 characters (a 200-character job id) is a 414 with a detail', async () => {
+    const id = `SECRET${'a'.repeat(194)}`;
+    const { answer } = await exchange(portOf(plainListeners), [`GET /v2/predict/batch/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`]);
+    expect(statusAndBody(answer)).toEqual({ status: 414, body: { detail: 'URI too long' } });
+    expect(answer).not.toContain('SECRET');
+  });
+});
+
+describe('framing the appliance does not decode is refused before authentication, and the connection closed', () => {
+  const post = (head: string, body: string) => [`POST /predict ${head}\r\nContent-Type: application/json\r\n${body}`];
+
+  it.each([
+    ['Transfer-Encoding other than chunked alone', 'HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked', '\r\n5\r\nhello\r\n0\r\n\r\n', 400, 'Transfer-Encoding must be chunked alone'],
+    ['Transfer-Encoding on HTTP/1.0', 'HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked', '\r\n2\r\n{}\r\n0\r\n\r\n', 400, 'Transfer-Encoding is not allowed on HTTP/1.0: send Content-Length'],
+    ['a compressed body (Content-Encoding: gzip)', 'HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 2', '\r\n{}', 415, 'Content-Encoding is not supported: send the body uncompressed'],
+    ['an HTTP/1.1 request without Host', 'HTTP/1.1\r\nContent-Length: 2', '\r\n{}', 400, 'Host header required'],
+  ])('%s: answered with its status and a detail, and the server closes at once', async (_name, head, body, status, detail) => {
+    const r = await exchange(portOf(plainListeners), post(head, body));
+    expect(statusAndBody(r.answer)).toEqual({ status, body: { detail } });
+    expect(headOf(r.answer)).toContain('connection: close');
+    expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS);
+  });
+
+  it('an HTTP/1.0 request without Host is answered (Host is optional there)', async () => {
+    const { answer } = await exchange(portOf(plainListeners), ['GET /livez HTTP/1.0\r\n\r\n']);
+    expect(statusAndBody(answer)).toEqual({ status: 200, body: { status: 'alive' } });
+  });
+
+  it('Content-Encoding: identity is accepted as no encoding', async () => {
+    const { answer } = await exchange(portOf(plainListeners), post(`HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\nContent-Encoding: identity\r\nContent-Length: 2`, '\r\n{}'));
+    expect(statusAndBody(answer)).toEqual({ status: 422, body: { detail: 'conversation: is required' } });
+  });
+});
+
+describe('idle keep-alive connections are cut at KEEP_ALIVE_TIMEOUT_MS, by default no later than REQUEST_TIMEOUT_MS', () => {
+  // Node holds the socket 1 s past the advertised timeout (keepAliveTimeoutBuffer), so a client that
+  // reuses it at the last moment is not reset; the advertised figure is what clients plan with.
+  const NODE_BUFFER_MS = 1000;
+  const SLACK_MS = 500;
+  it('a keep-alive connection left idle after one /health is closed within the request timeout', async () => {
+    const r = await exchange(portOf(plainListeners), ['GET /health HTTP/1.1\r\nHost: x\r\n\r\n']);
+    expect(statusAndBody(r.answer).status).toBe(200);
+    expect(headOf(r.answer)).toContain(`keep-alive: timeout=${Math.floor(TIMEOUT_MS / 1000)}`);
+    expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + NODE_BUFFER_MS + SLACK_MS);
+  });
+
+  it('the same on the metrics port', async () => {
+    const r = await exchange(metricsPort, ['GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n']);
+    expect(statusAndBody(r.answer.replace(/\r\n\r\n[\s\S]*/, '\r\n\r\n')).status).toBe(200);
+    expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + NODE_BUFFER_MS + SLACK_MS);
   });
 });
 
@@ -101,6 +177,12 @@ describe('stalled connections are cut at REQUEST_TIMEOUT_MS', () => {
     ]);
     expect(r.answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
     expect(statusAndBody(r.answer).status).toBe(413);
+    expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
+    expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+  });
+
+  it('incomplete headers on the metrics port (a slowloris): closed within the timeout', async () => {
+    const r = await exchange(metricsPort, ['GET /metrics HTTP/1.1\r\nHost: x\r\n', 'X-a: 1\r\n'], 200);
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
     expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
   });

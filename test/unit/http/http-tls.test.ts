@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpsLocation, resolveTls, selfSignedCertificate, startListeners, type Listeners, type ResolvedTls } from '../../../src/http/listeners.ts';
+import { httpsLocation, resolveTls, selfSignedCertificate, serverOptions, startListeners, type Listeners, type ResolvedTls } from '../../../src/http/listeners.ts';
 import { buildMetricsServer } from '../../../src/ops/metrics.ts';
 import { bearer, chat, freePort, startTestApp, type TestApp } from '../../helpers/app.ts';
 
@@ -57,7 +57,7 @@ beforeAll(async () => {
   tls = await resolveTls({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'key.pem') });
   redirectPort = await freePort();
   t = await startTestApp({ tls, env: { HTTP_PORT: String(redirectPort), TLS_MODE: 'on' } });
-  listeners = await startListeners({ app: t.app, metricsServer: buildMetricsServer(t.metrics), config: t.config });
+  listeners = await startListeners({ app: t.app, metricsServer: buildMetricsServer(t.metrics, serverOptions(t.config)), config: t.config });
 });
 afterAll(async () => {
   await listeners.close();

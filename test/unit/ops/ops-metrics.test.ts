@@ -1,6 +1,6 @@
 // Prometheus metrics on their own listener (METRICS_PORT), never on the public port, with one prefix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListeners, type Listeners } from '../../../src/http/listeners.ts';
+import { serverOptions, startListeners, type Listeners } from '../../../src/http/listeners.ts';
 import { buildMetricsServer } from '../../../src/ops/metrics.ts';
 import { bearer, chat, freePort, startTestApp, type TestApp } from '../../helpers/app.ts';
 
@@ -8,7 +8,7 @@ let t: TestApp;
 let listeners: Listeners;
 beforeAll(async () => {
   t = await startTestApp({ env: { TLS_MODE: 'off', RATE_LIMIT_MAX: '2', METRICS_PORT: String(await freePort()) } });
-  listeners = await startListeners({ app: t.app, metricsServer: buildMetricsServer(t.metrics), config: t.config });
+  listeners = await startListeners({ app: t.app, metricsServer: buildMetricsServer(t.metrics, serverOptions(t.config)), config: t.config });
 });
 afterAll(async () => {
   await listeners.close();

@@ -1,0 +1,38 @@
+// Message framing the appliance accepts, checked first on every request, before authentication and
+// before any byte of a body is read. Node's parser is lenient where RFC 9112 lets a server be: it takes
+// `Transfer-Encoding: gzip, chunked` as chunked, a Transfer-Encoding on HTTP/1.0, and a compressed body
+// it never decodes. A proxy in front may read such a message another way (the root of request
+// smuggling), so anything the appliance does not decode itself is refused and the connection closed.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from './errors.ts';
+import { NO_HOST_DETAIL } from './listeners.ts';
+
+/** Close after answering: once framing is in doubt, nothing later on the connection can be trusted. */
+const CLOSE = { connection: 'close' } as const;
+
+/** The refusal for a request's framing, or undefined when the appliance reads it as the client meant. */
+export function framingError(request: Pick<FastifyRequest, 'headers' | 'raw'>): HttpError | undefined {
+  const { headers } = request;
+  const version = request.raw.httpVersion;
+  const te = headers['transfer-encoding'];
+  if (te !== undefined) {
+    if (version === '1.0') return new HttpError(400, 'Transfer-Encoding is not allowed on HTTP/1.0: send Content-Length', CLOSE);
+    // Only plain chunked framing: any other coding would have to be decoded first, and is not.
+    if (te.trim().toLowerCase() !== 'chunked') return new HttpError(400, 'Transfer-Encoding must be chunked alone', CLOSE);
+  }
+  const ce = headers['content-encoding'];
+  if (ce !== undefined && ce.trim().toLowerCase() !== 'identity') {
+    return new HttpError(415, 'Content-Encoding is not supported: send the body uncompressed', CLOSE);
+  }
+  // HTTP/1.1 requires Host (RFC 9112 section 3.2); Node's own refusal is an empty 400 (app.ts turns it off).
+  if (version !== '1.0' && (headers.host === undefined || headers.host === '')) return new HttpError(400, NO_HOST_DETAIL, CLOSE);
+  return undefined;
+}
+
+/** Registers the check as the first onRequest hook, so a refused request never reaches auth or a route. */
+export function registerFramingCheck(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const refusal = framingError(request);
+    if (refusal !== undefined) throw refusal;
+  });
+}
