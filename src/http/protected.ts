@@ -1,7 +1,7 @@
 // The protected context: every route registered inside it is authenticated (onRequest, before the
 // body is read) and rate limited per API key. Encapsulation keeps both off the public probes.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Metrics } from '../ops/metrics.ts';
 import type { SharedRedis } from '../ops/redis.ts';
 import { bearerAuth, type ApiKey } from './auth.ts';
@@ -37,4 +37,27 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
     errorResponseBuilder: (_request, context) =>
       new HttpError(429, `Rate limit exceeded: ${context.max} requests per window; retry in ${context.after}`),
   });
+  const windowSeconds = Math.ceil(opts.rateLimitWindowMs / 1000);
+  scope.addHook('onSend', async (_request, reply, payload) => {
+    addStandardRateLimitHeaders(reply, windowSeconds);
+    return payload;
+  });
+}
+
+/** The policy's name in the standard headers: one quota per API key. */
+export const RATE_LIMIT_POLICY = 'per-key';
+
+/**
+ * The IETF httpapi draft's `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers),
+ * written beside the `x-ratelimit-*` ones @fastify/rate-limit sets, from the same figures, so the two
+ * never disagree: `"per-key";q=<quota>;w=<window s>` and `"per-key";r=<remaining>;t=<reset s>`.
+ */
+function addStandardRateLimitHeaders(reply: FastifyReply, windowSeconds: number): void {
+  const limit = reply.getHeader('x-ratelimit-limit');
+  const remaining = reply.getHeader('x-ratelimit-remaining');
+  const reset = reply.getHeader('x-ratelimit-reset');
+  // Absent when the limiter did not run (a request refused by auth, or Redis down with skipOnError).
+  if (limit === undefined || remaining === undefined || reset === undefined) return;
+  reply.header('ratelimit-policy', `"${RATE_LIMIT_POLICY}";q=${String(limit)};w=${windowSeconds}`);
+  reply.header('ratelimit', `"${RATE_LIMIT_POLICY}";r=${String(remaining)};t=${String(reset)}`);
 }

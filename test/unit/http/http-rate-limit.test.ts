@@ -1,5 +1,6 @@
 // Rate limit per API key (not per IP): RATE_LIMIT_MAX per window, a batch counts once, probes never
-// count, 429 carries Retry-After and a detail, every protected answer carries x-ratelimit-* headers.
+// count, 429 carries Retry-After and a detail, every protected answer carries x-ratelimit-* headers
+// and the IETF draft's RateLimit and RateLimit-Policy fields with the same figures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, chat, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 
@@ -13,7 +14,7 @@ const predict = (key: string, remoteAddress = '127.0.0.1') =>
   t.app.inject({ method: 'POST', url: '/predict', headers: bearer(key), payload: { conversation: chat(2) }, remoteAddress });
 
 describe('rate limit', () => {
-  it('allows RATE_LIMIT_MAX requests per key, then answers 429 with Retry-After and a detail', async () => {
+  it('allows RATE_LIMIT_MAX requests per key, then answers 429 with Retry-After and a detail; RateLimit and RateLimit-Policy agree with x-ratelimit-*', async () => {
     const seen: number[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await predict(TEST_KEY, `10.0.0.${i + 1}`);
@@ -21,6 +22,9 @@ describe('rate limit', () => {
       expect(res.headers['x-ratelimit-limit']).toBe('3');
       expect(res.headers['x-ratelimit-remaining']).toBe(String(2 - i));
       expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+      // The IETF httpapi draft's fields, with the same figures.
+      expect(res.headers['ratelimit-policy']).toBe('"per-key";q=3;w=60');
+      expect(res.headers.ratelimit).toBe(`"per-key";r=${2 - i};t=${String(res.headers['x-ratelimit-reset'])}`);
     }
     expect(seen).toEqual([200, 200, 200]);
     // A different client address does not get a fresh quota: the bucket is the key.
@@ -29,10 +33,19 @@ describe('rate limit', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     expect(limited.json().detail).toMatch(/^Rate limit exceeded/);
+    expect(limited.headers['ratelimit-policy']).toBe('"per-key";q=3;w=60');
+    expect(limited.headers.ratelimit).toBe(`"per-key";r=0;t=${String(limited.headers['x-ratelimit-reset'])}`);
   });
 
   it('keeps a separate quota for each key', async () => {
     expect((await predict(OTHER_KEY)).statusCode).toBe(200);
+  });
+
+  it('an unauthenticated request carries no rate-limit fields (it spends no quota)', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/predict', payload: { conversation: chat(2) } });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers.ratelimit).toBeUndefined();
+    expect(res.headers['ratelimit-policy']).toBeUndefined();
   });
 
   it('counts a batch of many conversations once', async () => {
