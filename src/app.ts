@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
     scorer,
     metrics,
-    audit: createAudit(logger, config.AUDIT_LOG),
+    audit: createAudit(logger, config.AUDIT_LOG, config.AUDIT_HASH_KEY),
     shared,
   };
   await app.register(async (scope) => {

@@ -30,6 +30,8 @@ export interface Config {
   METRICS_HOST: string;
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   AUDIT_LOG: boolean;
+  /** The key of AUDIT_HASH_KEY_FILE: audit lines then carry an HMAC-SHA-256 of the conversation, not its SHA-256. */
+  AUDIT_HASH_KEY: Buffer | undefined;
   MODEL_DIR: string;
   MODEL_SHA256: string | undefined;
   WORKERS: number;
@@ -112,6 +114,7 @@ export const configSchema = {
       default: 'info',
     },
     AUDIT_LOG: { type: 'boolean', default: false },
+    AUDIT_HASH_KEY_FILE: { type: 'string', minLength: 1 },
     MODEL_DIR: { type: 'string', minLength: 1, default: DEFAULT_MODEL_DIR },
     MODEL_SHA256: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
     WORKERS: positive(availableParallelism(), 256),
@@ -142,7 +145,8 @@ export const configSchema = {
   },
 } as const;
 
-type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST' | 'WEBHOOK_SIGNING_KEY' | 'KEEP_ALIVE_TIMEOUT_MS'> & {
+type Raw = Omit<Config, 'TRUST_PROXY' | 'WEBHOOK_ALLOWED_HOSTS' | 'METRICS_HOST' | 'WEBHOOK_SIGNING_KEY' | 'KEEP_ALIVE_TIMEOUT_MS' | 'AUDIT_HASH_KEY'> & {
+  AUDIT_HASH_KEY_FILE: string | undefined;
   KEEP_ALIVE_TIMEOUT_MS: number | undefined;
   WEBHOOK_SECRET: string | undefined;
   WEBHOOK_SECRET_FILE: string | undefined;
@@ -192,7 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const { REDIS_URL_FILE: _redisUrlFile, WEBHOOK_SECRET: _secret, WEBHOOK_SECRET_FILE: _secretFile, ...settings } = raw;
+  const auditHashKey = readAuditHashKey(raw.AUDIT_HASH_KEY_FILE);
+  const { REDIS_URL_FILE: _redisUrlFile, WEBHOOK_SECRET: _secret, WEBHOOK_SECRET_FILE: _secretFile, AUDIT_HASH_KEY_FILE: _auditKeyFile, ...settings } = raw;
   return {
     ...settings,
     REDIS_URL: redisUrl,
@@ -206,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PUBLIC_HTTPS_PORT: raw.PUBLIC_HTTPS_PORT,
     PUBLIC_HOST: raw.PUBLIC_HOST,
     WEBHOOK_SIGNING_KEY: webhookSecret,
+    AUDIT_HASH_KEY: auditHashKey,
     METRICS_HOST: raw.METRICS_HOST ?? raw.HOST,
     KEEP_ALIVE_TIMEOUT_MS: raw.KEEP_ALIVE_TIMEOUT_MS ?? Math.min(DEFAULT_KEEP_ALIVE_MS, raw.REQUEST_TIMEOUT_MS),
     TRUST_PROXY: parseTrustProxy(raw.TRUST_PROXY),
@@ -250,6 +256,24 @@ function readRedisUrl(raw: Raw): string | undefined {
     throw new ConfigError('invalid configuration: REDIS_URL_FILE must hold a redis:// or rediss:// URL on its first line');
   }
   return url;
+}
+
+/** The fewest characters an audit hash key may have: 256 bits of a random hex or base64 secret. */
+export const MIN_AUDIT_HASH_KEY_CHARS = 32;
+
+/** The audit HMAC key: the first line of AUDIT_HASH_KEY_FILE, as text (so `openssl dgst -hmac` takes it as is). */
+function readAuditHashKey(file: string | undefined): Buffer | undefined {
+  if (file === undefined) return undefined;
+  let key: string;
+  try {
+    key = (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+  } catch {
+    throw new ConfigError(`invalid configuration: AUDIT_HASH_KEY_FILE cannot be read (${file})`);
+  }
+  if (key.length < MIN_AUDIT_HASH_KEY_CHARS) {
+    throw new ConfigError(`invalid configuration: AUDIT_HASH_KEY_FILE must hold a key of at least ${MIN_AUDIT_HASH_KEY_CHARS} characters on its first line (e.g. openssl rand -hex 32)`);
+  }
+  return Buffer.from(key, 'utf8');
 }
 
 /** The key of WEBHOOK_SECRET, or of the first line of WEBHOOK_SECRET_FILE (a mounted secret keeps it out of the env). */

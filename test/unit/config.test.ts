@@ -116,6 +116,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ API_KEYS: 'a', API_KEYS_FILE: '/k' })).toThrow(/API_KEYS or API_KEYS_FILE/);
   });
 
+  it('reads the audit hash key from the first line of AUDIT_HASH_KEY_FILE, refusing one unreadable or shorter than 32 characters', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    writeFileSync(join(dir, 'good'), `${'a'.repeat(64)}\nignored`);
+    writeFileSync(join(dir, 'short'), 'a'.repeat(31));
+    expect(loadConfig({ AUDIT_HASH_KEY_FILE: join(dir, 'good') }).AUDIT_HASH_KEY).toEqual(Buffer.from('a'.repeat(64)));
+    expect(loadConfig({}).AUDIT_HASH_KEY).toBeUndefined();
+    expect(() => loadConfig({ AUDIT_HASH_KEY_FILE: join(dir, 'short') })).toThrow(/AUDIT_HASH_KEY_FILE must hold a key of at least 32 characters/);
+    expect(() => loadConfig({ AUDIT_HASH_KEY_FILE: join(dir, 'absent') })).toThrow(/AUDIT_HASH_KEY_FILE cannot be read/);
+  });
+
   it('reads the webhook secret from WEBHOOK_SECRET_FILE, refusing it together with WEBHOOK_SECRET, unreadable or malformed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));
     const good = join(dir, 'good');

@@ -1,6 +1,9 @@
 // What the logs never carry: conversation text, previews, bodies, query strings, API keys. Unique
 // markers go through every endpoint and error path; then no captured line may contain any of them.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess } from '../../helpers/process.ts';
@@ -122,6 +125,27 @@ describe('logs', () => {
       model_version: `${m?.name}@${m?.version}`,
     });
     expect(Number.isInteger(audits[0].audit.latency_ms)).toBe(true);
+  });
+
+  it('with AUDIT_HASH_KEY_FILE, the audit line carries the HMAC-SHA-256 under that key instead of the plain SHA-256', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-key-'));
+    const key = 'k'.repeat(16) + 'e'.repeat(16) + 'y';
+    writeFileSync(join(dir, 'key'), `${key}\n`);
+    const keyed = captureLogs('trace');
+    const app = await startTestApp({ logger: keyed.logger, scorer: t.scorer, env: { AUDIT_LOG: 'true', AUDIT_HASH_KEY_FILE: join(dir, 'key') } });
+    try {
+      const conversation = 'user1: hi';
+      const res = await app.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation } });
+      expect(res.statusCode).toBe(200);
+      const audit = keyed.lines.map((l) => JSON.parse(l)).find((l) => l.audit !== undefined)?.audit;
+      expect(audit.conversation_hmac_sha256).toBe(createHmac('sha256', key).update(conversation).digest('hex'));
+      // A guessed short chat can no longer be confirmed from the line without the key.
+      expect(audit.conversation_sha256).toBeUndefined();
+      expect(keyed.lines.join('\n')).not.toContain(createHash('sha256').update(conversation).digest('hex'));
+      expect(keyed.lines.join('\n')).not.toContain(key);
+    } finally {
+      await app.close();
+    }
   });
 
   it('writes no audit line when AUDIT_LOG is off', async () => {
