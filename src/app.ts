@@ -16,7 +16,7 @@ import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { SharedRedis } from './ops/redis.ts';
-import { healthRoutes } from './routes/health.ts';
+import { healthRoutes, type ReadinessDependency } from './routes/health.ts';
 import { infoRoute } from './routes/info.ts';
 import { predictRoutes } from './routes/predict.ts';
 import type { ProtectedRouteDeps } from './routes/deps.ts';
@@ -48,7 +48,9 @@ async function sharedState(config: Config, logger: Logger): Promise<SharedRedis 
     url: config.REDIS_URL,
     prefix: config.REDIS_KEY_PREFIX,
     onStatus: (up, error) =>
-      up ? logger.info('shared state (Redis) reachable') : logger.error({ error }, 'shared state (Redis) unreachable: not ready; rate limits not enforced, jobs answer 503'),
+      up
+        ? logger.info({ dependency: 'redis' }, 'shared state (Redis) reachable')
+        : logger.error({ dependency: 'redis', reason: 'redis_unreachable', error }, 'shared state (Redis) unreachable: not ready; rate limits not enforced, jobs answer 503'),
   });
 }
 
@@ -139,7 +141,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await shared.whenReady(5000);
   }
 
-  await app.register(healthRoutes, { scorer, dependenciesReady: () => shared?.ready() ?? true });
+  const dependencies: ReadinessDependency[] = shared === undefined ? [] : [{ reason: 'redis_unreachable', up: () => shared.ready() }];
+  if (shared !== undefined) metrics?.observeDependency('redis', () => shared.ready());
+  await app.register(healthRoutes, { scorer, dependencies });
 
   const routeDeps: ProtectedRouteDeps = {
     config,

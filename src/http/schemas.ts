@@ -158,6 +158,24 @@ export const healthSchema = {
   additionalProperties: false,
 } as const;
 
+/** What /readyz names while not ready: the model, or a shared dependency that is down. */
+export const NOT_READY_REASONS = ['model_not_loaded', 'redis_unreachable'] as const;
+export type NotReadyReason = (typeof NOT_READY_REASONS)[number];
+
+export const readinessSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['healthy', 'degraded'] },
+    reasons: {
+      type: 'array',
+      items: { type: 'string', enum: NOT_READY_REASONS },
+      description: 'Present while degraded: why the service is not ready.',
+    },
+  },
+  required: ['status'],
+  additionalProperties: false,
+} as const;
+
 export const infoSchema = {
   type: 'object',
   properties: {

@@ -7,7 +7,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { PREFIX } from '../ops/metrics.ts';
-import type { SharedRedis } from '../ops/redis.ts';
+import { answerWithin, LIMITER_TIMEOUT_MS, type SharedRedis } from '../ops/redis.ts';
 import { drainQueueWorker } from './queue-drain.ts';
 import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from './scheduler.ts';
 import type { Sealer } from './sealing.ts';
@@ -73,7 +73,7 @@ export class QueueScheduler implements Scheduler {
       registers,
       async collect() {
         try {
-          const c = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+          const c = await answerWithin(queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'), LIMITER_TIMEOUT_MS);
           this.set({ state: 'waiting' }, (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0));
           this.set({ state: 'active' }, c.active ?? 0);
           this.set({ state: 'failed' }, c.failed ?? 0);

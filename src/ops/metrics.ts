@@ -32,12 +32,15 @@ export interface Metrics {
   recordObservation(observation: ScoreObservation): void;
   /** One explained conversation and the index of its first alert (null: no message crossed 0.5). */
   recordExplanation(firstAlertIndex: number | null): void;
+  /** Exports `dependency_up{dependency=name}`, read from `up` at scrape time. */
+  observeDependency(name: string, up: () => boolean): void;
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
   let scorer: ScorerState | undefined;
+  const dependencies = new Map<string, () => boolean>();
   const registers = [registry];
 
   const httpRequests = new Counter({
@@ -112,6 +115,15 @@ export function createMetrics(): Metrics {
     },
   });
   new Gauge({
+    name: `${PREFIX}dependency_up`,
+    help: '1 while a configured shared dependency (Redis) is reachable and answering, else 0 (not ready).',
+    labelNames: ['dependency'] as const,
+    registers,
+    collect() {
+      for (const [name, up] of dependencies) this.set({ dependency: name }, up() ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: `${PREFIX}model_info`,
     help: 'Always 1, labelled with the loaded model name and version.',
     labelNames: ['name', 'version'] as const,
@@ -140,6 +152,9 @@ export function createMetrics(): Metrics {
     recordObservation(o) {
       inferenceDuration.observe(o.inferenceSeconds);
       for (const n of o.segments) segmentsPerConversation.observe(n);
+    },
+    observeDependency(name, up) {
+      dependencies.set(name, up);
     },
     recordExplanation(index) {
       explained.inc();

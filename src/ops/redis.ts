@@ -28,7 +28,10 @@ export interface SharedRedis {
 export interface SharedRedisOptions {
   url: string;
   prefix: string;
-  /** Told when Redis goes down and when it is back, once each, without the URL (it may hold a password). */
+  /**
+   * Told the first outcome (reachable, or the first failure of a Redis unreachable from the start) and
+   * then each change, once each, without the URL (it may hold a password).
+   */
   onStatus?: (up: boolean, error?: string) => void;
 }
 
@@ -63,10 +66,13 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
   // Up: the store's and the limiter's connections are open and the last PING was answered in time.
   let answering = true;
   const healthy = (): boolean => command.status === 'ready' && limiter.status === 'ready' && answering;
-  let reported = false;
-  // Told on each change only; ioredis reports every failed attempt. Messages carry no URL.
+  // Undefined until the first outcome, so that a Redis unreachable from the start is reported too.
+  let reported: boolean | undefined;
+  // Told on the first outcome and on each change only; ioredis reports every failed attempt. Messages carry no URL.
   const report = (error?: string): void => {
     const now = healthy();
+    // One connection up while the other still connects is no outcome yet.
+    if (reported === undefined && !now && error === undefined) return;
     if (now === reported) return;
     reported = now;
     options.onStatus?.(now, now ? undefined : error);
@@ -132,6 +138,23 @@ export function connectRedis(options: SharedRedisOptions): SharedRedis {
       );
     },
   };
+}
+
+/**
+ * `work`'s answer, or a rejection once `ms` pass without one. For what a scrape waits on: BullMQ waits
+ * for its connection without limit, and a /metrics that hangs while Redis is down blinds monitoring
+ * just when it is needed.
+ */
+export async function answerWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Waits for `work`, or until `signal` aborts, whichever comes first (closing during an outage can hang). */

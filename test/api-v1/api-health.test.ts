@@ -45,8 +45,10 @@ describe('degraded: the model is not loaded', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ status: 'degraded' });
   });
-  it('GET /readyz answers 503 while /livez answers 200', async () => {
-    expect((await get(degraded, '/readyz')).statusCode).toBe(503);
+  it('GET /readyz answers 503 naming model_not_loaded, while /livez answers 200', async () => {
+    const ready = await get(degraded, '/readyz');
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'degraded', reasons: ['model_not_loaded'] });
     expect((await get(degraded, '/livez')).statusCode).toBe(200);
   });
   it('scoring answers 503 with a detail and Retry-After', async () => {

@@ -66,6 +66,15 @@ const pollJob = async (url: string): Promise<PolledJob> => (await (await fetch(u
 
 
 describe('the per-key rate limit holds exactly across replicas', () => {
+  it('reports Redis reachable at start in its log and as dependency_up 1, and is ready', async () => {
+    const { logger, lines } = captureLogs('info');
+    const t = await startTestApp({ logger, env: sharedEnv() });
+    apps.push(t);
+    expect(lines.some((l) => JSON.parse(l).msg === 'shared state (Redis) reachable')).toBe(true);
+    expect(await t.metrics.registry.metrics()).toContain('conversation_risk_dependency_up{dependency="redis"} 1');
+    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'healthy' });
+  });
+
   it('lets exactly RATE_LIMIT_MAX of 60 requests with one key through, spread over two replicas', async () => {
     const [a, b] = await twoReplicas(sharedEnv({ RATE_LIMIT_MAX: '30', RATE_LIMIT_WINDOW_MS: '60000' }));
     const statuses: number[] = [];
@@ -162,13 +171,27 @@ describe('v2 jobs through Redis and BullMQ', () => {
     expect(seen).not.toContain('private words');
   });
 
-  it('answers 503 with Retry-After for jobs, and /readyz not ready, while Redis is unreachable; v1 scoring still works', async () => {
-    const [a] = await twoReplicas(sharedEnv({ REDIS_URL: 'redis://127.0.0.1:1', SHUTDOWN_GRACE_MS: '1000' }));
+  it('while Redis is unreachable from the start: says so in the log and dependency_up 0, /metrics still answers, jobs 503 with Retry-After, /readyz names redis_unreachable; v1 scoring still works', async () => {
+    const { logger, lines } = captureLogs('info');
+    const a = await startTestApp({ logger, env: sharedEnv({ REDIS_URL: 'redis://:pw-MARKER-9c1@127.0.0.1:1', SHUTDOWN_GRACE_MS: '1000' }) });
+    apps.push(a);
+    // Unreachable from the start: said at start, not only on a later change.
+    const down = lines.map((l) => JSON.parse(l)).filter((l) => l.reason === 'redis_unreachable');
+    expect(down).toHaveLength(1);
+    expect(down[0].msg).toMatch(/unreachable/);
+    expect(lines.join('\n')).not.toContain('pw-MARKER-9c1');
+    // A scrape answers while Redis is down (BullMQ's counts once waited for it without limit).
+    const scrapeStarted = Date.now();
+    const metrics = await a.metrics.registry.metrics();
+    expect(Date.now() - scrapeStarted).toBeLessThan(3000);
+    expect(metrics).toContain('conversation_risk_dependency_up{dependency="redis"} 0');
     const res = await a.app.inject({ method: 'POST', url: '/v2/predict/batch', headers: bearer(), payload: { mode: 'batch', conversations: [{ id: 'c', messages: messages(2) }] } });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBeDefined();
     expect(res.json().detail).toMatch(/job store/);
-    expect((await a.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    const ready = await a.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'degraded', reasons: ['redis_unreachable'] });
     const live = await a.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation: 'user1: hi\nuser2: hello' } });
     expect(live.statusCode).toBe(200);
   });
