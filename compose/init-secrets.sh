@@ -41,12 +41,16 @@ fi
 
 # Compose mounts these files as they are: the service runs as 10001:10001, Redis as 999.
 files=(secrets/api_keys.txt secrets/tls.crt secrets/tls.key secrets/webhook_secret.txt secrets/redis_url.txt secrets/redis_encryption_key.txt)
+# The certificate is public: readable by everyone, so clients on this host can trust it
+# (curl --cacert secrets/tls.crt).
 if [ "$(id -u)" -eq 0 ]; then
   chown 0:10001 "${files[@]}"
   chmod 0440 "${files[@]}"
+  chmod 0444 secrets/tls.crt
   chown 0:999 secrets/redis_users.acl
   chmod 0440 secrets/redis_users.acl
 else
-  echo "not root: run 'sudo chown 0:10001 ${files[*]} && sudo chown 0:999 secrets/redis_users.acl && sudo chmod 0440 secrets/*'" \
+  chmod 0644 secrets/tls.crt
+  echo "not root: run 'sudo chown 0:10001 ${files[*]} && sudo chown 0:999 secrets/redis_users.acl && sudo chmod 0440 secrets/* && sudo chmod 0444 secrets/tls.crt'" \
     "(Redis runs as 999; or use rootless podman with --userns keep-id)"
 fi

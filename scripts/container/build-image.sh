@@ -6,7 +6,8 @@
 #                       CONTAINER_CLI is the older name)
 #        BASE_IMAGE     Node 24 Debian base, passed as --build-arg BASE_IMAGE and recorded in the
 #                       org.opencontainers.image.base.name label (default: the Dockerfile's
-#                       node:24-bookworm-slim)
+#                       node:24-bookworm-slim). Pulled first when this machine lacks it; a failed
+#                       pull stops the script with a message naming BASE_IMAGE.
 #        VERSION, REVISION  OCI labels (default: package.json version, git HEAD)
 #        SOURCE         org.opencontainers.image.source (default: package.json "repository" when it
 #                       is a URL; without one the label is left out rather than set to a local path)
@@ -43,6 +44,27 @@ case "$(basename "$cli")" in
   docker) "$cli" buildx version >/dev/null 2>&1 \
     || { echo "docker build needs the buildx plugin (BuildKit): install docker-buildx-plugin, or use CONTAINER_ENGINE=podman" >&2; exit 1; } ;;
 esac
+
+# The base image, when this machine lacks it, is pulled before the build: a pull that fails half-way
+# through the build shows only the registry's raw error (e.g. "lookup registry-1.docker.io: no such
+# host"); failing here names the setting that points the build at an image this machine can get.
+base="${BASE_IMAGE:-$(sed -n 's/^ARG BASE_IMAGE=//p' Dockerfile | head -1)}"
+if ! "$cli" image inspect "$base" >/dev/null 2>&1; then
+  echo "base image $base is not on this machine: pulling it" >&2
+  if ! pull_out="$("$cli" pull "$base" 2>&1 >/dev/null)"; then
+    reason="$(printf '%s\n' "$pull_out" | grep -i '^error' | tail -1 || true)"
+    [ -n "$reason" ] || reason="$(printf '%s\n' "$pull_out" | grep -v '^[[:space:]]*$' | tail -1 || true)"
+    cat >&2 <<EOF
+ERROR: could not pull the base image $base${reason:+ ($reason)}.
+Set BASE_IMAGE to a Node 24 Debian image this machine has or can pull (e.g. your registry's mirror
+of node:24-bookworm-slim), or, with no registry at all, build one from the Debian mirror (Podman):
+  scripts/container/build-base-image.sh
+  BASE_IMAGE=localhost/node24-bookworm-base scripts/container/build-image.sh
+(docs/deployment.md, "Build without a registry")
+EOF
+    exit 1
+  fi
+fi
 
 started=$(date +%s)
 "$cli" "${args[@]}" . >&2

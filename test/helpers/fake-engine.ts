@@ -45,7 +45,7 @@ export interface ScriptResult {
 }
 
 /**
- * Runs a script of the repository with the given arguments and extra environment (on top of this
+ * Runs a script (a path in the repository, or an absolute one) with the given arguments and extra environment (on top of this
  * process's, without any CONTAINER_* or compose image setting of the machine running the tests).
  */
 export function runScript(
@@ -59,7 +59,7 @@ export function runScript(
     delete base[name];
   }
   return new Promise((resolve) => {
-    execFile(path.join(ROOT, script), args, { cwd, env: { ...base, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(path.resolve(ROOT, script), args, { cwd, env: { ...base, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
