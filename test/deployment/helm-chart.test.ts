@@ -235,8 +235,10 @@ describe('helm templates (static checks; rendering is scripts/helm/check.sh)', (
 
   it('name only metrics the service exports', () => {
     const exported = new Set<string>();
-    for (const file of ['src/ops/metrics.ts', 'src/jobs/metrics.ts']) {
-      for (const m of read(file).matchAll(/name: `\$\{PREFIX\}([a-z_]+)`/g)) exported.add(`conversation_risk_${m[1]}`);
+    // Every module may register metrics on the shared registry (ops, jobs, TLS, Redis).
+    const sourceFiles = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    for (const file of sourceFiles) {
+      for (const m of read(`src/${file}`).matchAll(/name: `\$\{PREFIX\}([a-z_]+)`/g)) exported.add(`conversation_risk_${m[1]}`);
     }
     // prom-client's default process metrics, registered with the same prefix.
     for (const n of ['process_resident_memory_bytes', 'process_cpu_seconds_total']) exported.add(`conversation_risk_${n}`);
@@ -250,7 +252,7 @@ describe('helm templates (static checks; rendering is scripts/helm/check.sh)', (
     expect([...named].filter((n) => !exported.has(n))).toEqual([]);
   });
 
-  it('alert on model not loaded, 5xx rate, latency, rate-limit saturation and a full queue', () => {
+  it('alert on model not loaded, 5xx rate, latency, rate-limit saturation, a full queue, a target down, absent metrics, a dependency down and an expiring certificate', () => {
     const rules = templates.find((t) => t.name === 'prometheusrule.yaml')!.text;
     const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1]);
     expect(alerts).toEqual([
@@ -259,6 +261,11 @@ describe('helm templates (static checks; rendering is scripts/helm/check.sh)', (
       'ConversationRiskHighLatency',
       'ConversationRiskRateLimitSaturation',
       'ConversationRiskQueueFull',
+      'ConversationRiskTargetDown',
+      'ConversationRiskMetricsAbsent',
+      'ConversationRiskDependencyDown',
+      'ConversationRiskCertificateExpiringSoon',
+      'ConversationRiskCertificateExpiryImminent',
     ]);
   });
 });
