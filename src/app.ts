@@ -10,7 +10,7 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from
 import { registerFramingCheck } from './http/framing.ts';
 import { protectRoutes } from './http/protected.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
-import { serverOptions, TLS_CIPHERS, type TlsMaterial } from './http/listeners.ts';
+import { serverOptions, tlsContextOptions, type TlsMaterial } from './http/listeners.ts';
 import { redirectForwardedHttp } from './http/proxy.ts';
 import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
@@ -100,11 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : Fastify({
           ...options,
           https: {
-            key: deps.tls.key,
-            cert: deps.tls.cert,
-            minVersion: 'TLSv1.2',
-            ciphers: TLS_CIPHERS,
-            honorCipherOrder: true,
+            ...tlsContextOptions(deps.tls),
             handshakeTimeout: config.REQUEST_TIMEOUT_MS,
             ...timeouts,
           },

@@ -21,6 +21,8 @@ export interface Config {
   TLS_MODE: 'on' | 'off';
   TLS_CERT_FILE: string | undefined;
   TLS_KEY_FILE: string | undefined;
+  /** How often TLS_CERT_FILE and TLS_KEY_FILE are read again to pick up a renewed certificate. */
+  TLS_RELOAD_INTERVAL_MS: number;
   TRUST_PROXY: TrustProxy;
   API_KEYS: string | undefined;
   API_KEYS_FILE: string | undefined;
@@ -101,6 +103,7 @@ export const configSchema = {
     TLS_MODE: { type: 'string', enum: ['on', 'off'], default: 'on' },
     TLS_CERT_FILE: { type: 'string', minLength: 1 },
     TLS_KEY_FILE: { type: 'string', minLength: 1 },
+    TLS_RELOAD_INTERVAL_MS: duration(60_000),
     TRUST_PROXY: { type: 'string', default: 'false' },
     API_KEYS: { type: 'string' },
     API_KEYS_FILE: { type: 'string', minLength: 1 },

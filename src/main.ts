@@ -3,6 +3,7 @@
 import { buildApp, scorerOptions } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loadApiKeys, MIN_KEY_CHARS, type ApiKeySet } from './http/auth.ts';
+import { reloadCertificateOnChange, type CertificateReload, type SecureContextTarget } from './http/certificate-reload.ts';
 import { resolveTls, serverOptions, startListeners, type ResolvedTls } from './http/listeners.ts';
 import { installGracefulShutdown } from './ops/lifecycle.ts';
 import { createLogger } from './ops/logger.ts';
@@ -48,7 +49,7 @@ if (config.TLS_MODE === 'on') {
     fail(`invalid configuration: TLS_CERT_FILE/TLS_KEY_FILE: ${err instanceof Error ? err.message : String(err)}`);
   }
   logger.info(
-    { tls_fingerprint_sha256: tls.fingerprint256, self_signed: tls.selfSigned },
+    { tls_fingerprint_sha256: tls.fingerprint256, not_after: tls.notAfter.toISOString(), self_signed: tls.selfSigned },
     tls.selfSigned ? 'no TLS certificate configured: generated a self-signed one' : 'TLS certificate loaded',
   );
 }
@@ -76,10 +77,29 @@ logger.info(
   'listening',
 );
 
+// A renewed certificate is served without a restart; its expiry is exported either way.
+let certificate: CertificateReload | undefined;
+if (tls !== undefined && config.TLS_CERT_FILE !== undefined && config.TLS_KEY_FILE !== undefined) {
+  certificate = reloadCertificateOnChange({
+    target: app.server as unknown as SecureContextTarget,
+    certFile: config.TLS_CERT_FILE,
+    keyFile: config.TLS_KEY_FILE,
+    current: tls,
+    intervalMs: config.TLS_RELOAD_INTERVAL_MS,
+    onReload: (next) => logger.info({ tls_fingerprint_sha256: next.fingerprint256, not_after: next.notAfter.toISOString() }, 'TLS certificate reloaded'),
+    onRejected: (reason) => logger.error({ reason }, 'TLS certificate files changed but cannot be used: still serving the previous certificate'),
+  });
+}
+if (tls !== undefined) {
+  const served = tls;
+  metrics.observeCertificate(() => certificate?.current().notAfter ?? served.notAfter);
+}
+
 installGracefulShutdown({
   logger,
   graceMs: config.SHUTDOWN_GRACE_MS,
   steps: [
+    { name: 'certificate reload', run: async () => certificate?.stop() },
     { name: 'listeners', run: () => listeners.close() },
     { name: 'scorer', run: () => scorer.close() },
   ],

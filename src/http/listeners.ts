@@ -18,7 +18,28 @@ export interface TlsMaterial {
 export interface ResolvedTls extends TlsMaterial {
   /** SHA-256 fingerprint of the certificate, `AA:BB:...`, for operators to pin or compare. */
   fingerprint256: string;
+  /** When the (leaf) certificate expires. */
+  notAfter: Date;
   selfSigned: boolean;
+}
+
+/** The secure-context options every TLS listener and every reload uses: TLS 1.2+, CIPHERS below. */
+export function tlsContextOptions(material: TlsMaterial): { key: string; cert: string; minVersion: 'TLSv1.2'; ciphers: string; honorCipherOrder: true } {
+  return { key: material.key, cert: material.cert, minVersion: 'TLSv1.2', ciphers: TLS_CIPHERS, honorCipherOrder: true };
+}
+
+/** Checks that `material` can serve, and describes it; throws with a reason naming neither file's content. */
+export function describeTls(material: TlsMaterial, selfSigned: boolean): ResolvedTls {
+  // Checked now, with a message naming the files: a key that does not match the certificate would
+  // otherwise start a server whose every handshake fails, and a malformed one crash after model load.
+  try {
+    createSecureContext(tlsContextOptions(material));
+  } catch (err) {
+    const reason = (err as { code?: string; reason?: string }).reason ?? (err as { code?: string }).code ?? 'unusable';
+    throw new Error(`the certificate and key cannot be used together: one is unreadable or the key does not fit (${reason})`);
+  }
+  const x509 = new X509Certificate(material.cert);
+  return { ...material, fingerprint256: x509.fingerprint256, notAfter: new Date(x509.validTo), selfSigned };
 }
 
 /** The PEM files given by TLS_CERT_FILE / TLS_KEY_FILE, or a fresh self-signed certificate. */
@@ -34,16 +55,7 @@ export async function resolveTls(config: Pick<Config, 'TLS_CERT_FILE' | 'TLS_KEY
     material = await selfSignedCertificate();
     selfSigned = true;
   }
-  // Checked now, with a message naming the files: a key that does not match the certificate would
-  // otherwise start a server whose every handshake fails, and a malformed one crash after model load.
-  try {
-    createSecureContext({ ...material, minVersion: 'TLSv1.2', ciphers: TLS_CIPHERS });
-  } catch (err) {
-    const reason = (err as { code?: string; reason?: string }).reason ?? (err as { code?: string }).code ?? 'unusable';
-    throw new Error(`the certificate and key cannot be used together: one is unreadable or the key does not fit (${reason})`);
-  }
-  const fingerprint256 = new X509Certificate(material.cert).fingerprint256;
-  return { ...material, fingerprint256, selfSigned };
+  return describeTls(material, selfSigned);
 }
 
 /**

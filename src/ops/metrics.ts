@@ -32,6 +32,8 @@ export interface Metrics {
   recordObservation(observation: ScoreObservation): void;
   /** One explained conversation and the index of its first alert (null: no message crossed 0.5). */
   recordExplanation(firstAlertIndex: number | null): void;
+  /** Exports the served certificate's expiry, read from `notAfter` at scrape time. */
+  observeCertificate(notAfter: () => Date): void;
   /** Exports `dependency_up{dependency=name}`, read from `up` at scrape time. */
   observeDependency(name: string, up: () => boolean): void;
 }
@@ -41,6 +43,7 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
   let scorer: ScorerState | undefined;
   const dependencies = new Map<string, () => boolean>();
+  let certificateNotAfter: (() => Date) | undefined;
   const registers = [registry];
 
   const httpRequests = new Counter({
@@ -124,6 +127,14 @@ export function createMetrics(): Metrics {
     },
   });
   new Gauge({
+    name: `${PREFIX}tls_certificate_expiry_timestamp_seconds`,
+    help: "Unix time at which the API listener's TLS certificate expires (after a reload, the new one's); absent with TLS_MODE=off.",
+    registers,
+    collect() {
+      if (certificateNotAfter !== undefined) this.set(Math.floor(certificateNotAfter().getTime() / 1000));
+    },
+  });
+  new Gauge({
     name: `${PREFIX}model_info`,
     help: 'Always 1, labelled with the loaded model name and version.',
     labelNames: ['name', 'version'] as const,
@@ -152,6 +163,9 @@ export function createMetrics(): Metrics {
     recordObservation(o) {
       inferenceDuration.observe(o.inferenceSeconds);
       for (const n of o.segments) segmentsPerConversation.observe(n);
+    },
+    observeCertificate(notAfter) {
+      certificateNotAfter = notAfter;
     },
     observeDependency(name, up) {
       dependencies.set(name, up);
