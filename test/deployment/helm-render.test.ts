@@ -219,6 +219,44 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(message.match(/execution error/g)).toHaveLength(1);
   });
 
+  // config.workers against resources.limits.cpu, in every form a CPU quantity takes in values.
+  it.each([
+    ['3 workers, limit "2" (the default)', { 'config.workers': 3 }, 'config.workers (3) is above resources.limits.cpu (2 cores)'],
+    ['2 workers, limit 1500m', { 'resources.limits.cpu': '1500m' }, 'config.workers (2) is above resources.limits.cpu (1500m = 1.5 cores)'],
+    ['2 workers, limit 1.5', { 'resources.limits.cpu': 1.5 }, 'config.workers (2) is above resources.limits.cpu (1.5 cores)'],
+    ['5 workers, limit 4 (from ci/)', { 'config.workers': 5 }, 'config.workers (5) is above resources.limits.cpu (4 cores)', ['ci/hardened-existing-secrets-values.yaml']],
+  ])('refuses config.workers above the CPU limit: %s', (_label, set, message, files = []) => {
+    expect(renderError({ files, set })).toContain(`\n- ${message}: run one scoring worker per core of the CPU limit`);
+  });
+
+  it.each([
+    ['2 workers, limit "2"', {}],
+    ['2 workers, limit 2000m', { 'resources.limits.cpu': '2000m' }],
+    ['1 worker, limit 1500m', { 'resources.limits.cpu': '1500m', 'config.workers': 1 }],
+    ['1 worker, limit 2.5', { 'resources.limits.cpu': 2.5, 'config.workers': 1 }],
+    ['2 workers, no CPU limit', { 'resources.limits.cpu': 'null' }],
+  ])('renders config.workers at or below the CPU limit: %s', (_label, set) => {
+    const result = helmTemplate({ set });
+    expect(result.status, result.stderr).toBe(0);
+  });
+
+  it('refuses a CPU limit it cannot compare with config.workers, saying which forms it reads', () => {
+    expect(renderError({ set: { 'resources.limits.cpu': '2k' } })).toContain('resources.limits.cpu "2k": give cores ("2", 1.5) or millicores ("1500m")');
+  });
+
+  it.each(['serviceMonitor', 'prometheusRule', 'grafanaDashboard'])(
+    'refuses metrics.%s.enabled with metrics.enabled false instead of dropping it silently',
+    (name) => {
+      const message = renderError({ set: { 'metrics.enabled': false, [`metrics.${name}.enabled`]: true } });
+      expect(message).toContain(`\n- metrics.${name}.enabled needs metrics.enabled`);
+    },
+  );
+
+  it('refuses a critical certificate alert that would fire before the warning', () => {
+    const set = { 'metrics.prometheusRule.enabled': true, 'metrics.prometheusRule.certificateExpiryCriticalDays': 14 };
+    expect(renderError({ set })).toContain('metrics.prometheusRule.certificateExpiryCriticalDays must be below certificateExpiryWarningDays');
+  });
+
   const hashedKey = 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
   it.each([
     ['a generated key', {}, /export API_KEY="\$\(kubectl -n trust-safety get secret risk-conversation-risk-api-keys /],

@@ -130,6 +130,38 @@ problem is collected first, so one render lists them all.
 {{- if le (mul (int .Values.terminationGracePeriodSeconds) 1000) (add (mul (int .Values.preStopSleepSeconds) 1000) (int .Values.config.shutdownGraceMs)) -}}
 {{- $problems = append $problems "terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
 {{- end -}}
+{{- /* One scoring worker per core of the CPU limit: Node does not see the limit, and more workers than
+cores only queue for CPU (the p99 latency grows, throughput does not). Cores ("2", 1.5) or millicores ("1500m"). */ -}}
+{{- with .Values.resources.limits.cpu -}}
+{{- $cpu := toString . -}}
+{{- if regexMatch "^[0-9]+(\\.[0-9]+)?m?$" $cpu -}}
+{{- $cores := float64 $cpu -}}
+{{- $limit := printf "%s cores" $cpu -}}
+{{- if hasSuffix "m" $cpu -}}
+{{- $cores = divf (float64 (trimSuffix "m" $cpu)) 1000 -}}
+{{- $limit = printf "%s = %v cores" $cpu $cores -}}
+{{- end -}}
+{{- if gt (float64 $.Values.config.workers) $cores -}}
+{{- $problems = append $problems (printf "config.workers (%v) is above resources.limits.cpu (%s): run one scoring worker per core of the CPU limit (Node does not see it); lower config.workers or raise the limit" $.Values.config.workers $limit) -}}
+{{- end -}}
+{{- else -}}
+{{- $problems = append $problems (printf "resources.limits.cpu %q: give cores (\"2\", 1.5) or millicores (\"1500m\"), so config.workers can be checked against it" $cpu) -}}
+{{- end -}}
+{{- end -}}
+{{- /* Monitoring objects without the metrics listener would scrape nothing or alert on nothing: refuse them
+rather than drop them. */ -}}
+{{- if not .Values.metrics.enabled -}}
+{{- range $name := list "serviceMonitor" "prometheusRule" "grafanaDashboard" -}}
+{{- if (index $.Values.metrics $name).enabled -}}
+{{- $problems = append $problems (printf "metrics.%s.enabled needs metrics.enabled: with metrics.enabled false the pods serve no metrics" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- with .Values.metrics.prometheusRule -}}
+{{- if and .enabled (ge (int .certificateExpiryCriticalDays) (int .certificateExpiryWarningDays)) -}}
+{{- $problems = append $problems "metrics.prometheusRule.certificateExpiryCriticalDays must be below certificateExpiryWarningDays" -}}
+{{- end -}}
+{{- end -}}
 {{- $ports := dict -}}
 {{- $_ := set $ports "containerPorts.https" (int .Values.containerPorts.https) -}}
 {{- if include "conversation-risk.httpRedirect" . -}}{{- $_ := set $ports "containerPorts.http" (int .Values.containerPorts.http) -}}{{- end -}}
