@@ -33,6 +33,7 @@ describe('configuration', () => {
       MAX_QUEUE: 64,
       REQUEST_TIMEOUT_MS: 30_000,
       KEEP_ALIVE_TIMEOUT_MS: 5000,
+      TLS_RELOAD_INTERVAL_MS: 60_000,
       SHUTDOWN_GRACE_MS: 10_000,
       BODY_LIMIT_BYTES: 32 * 1024 * 1024,
       WEBHOOK_SIGNING_KEY: undefined,
