@@ -170,6 +170,19 @@ describe('helm values documentation', () => {
     expect(readme).toContain('| `networkPolicy.enabled` |');
   });
 
+  it('jobs.maxQueuedChars says the budget is shared by every replica with Redis, not "of a pod", in values.yaml, the schema and the README', () => {
+    const param = params.find((p) => p.path === 'jobs.maxQueuedChars')!.text;
+    const jobs = (schema.properties as JsonObject).jobs as JsonObject;
+    const description = ((jobs.properties as JsonObject).maxQueuedChars as JsonObject).description;
+    const row = /^\| `jobs\.maxQueuedChars` \| ([^|]+) \|/m.exec(readFileSync(path.join(CHART, 'README.md'), 'utf8'))?.[1];
+    for (const text of [param, description, row]) {
+      expect(text).not.toMatch(/of a pod/);
+      expect(text).toMatch(/redis\.enabled/);
+      expect(text).toMatch(/every replica/);
+    }
+    expect(description).toBe(param);
+  });
+
   it('puts each @param right above the value it documents', () => {
     const lines = valuesText.split('\n');
     const misplaced: string[] = [];
