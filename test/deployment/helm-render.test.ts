@@ -275,3 +275,88 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(body.conversation).not.toMatch(/^user1: hi\nuser2: hello$/);
   });
 });
+
+describe('helm test pod: scores a fixture chat with an API key, the certificate verified', () => {
+  const TEST = `${FULLNAME}-test-predict`;
+  const HOST = `${FULLNAME}.trust-safety.svc`;
+  interface TestPod {
+    metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+    spec: PodSpec & { volumes: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string; optional?: boolean; items: Array<{ key: string; path: string }> } }> };
+  }
+  function testObjects(values: RenderValues = {}) {
+    const objects = renderChart(values);
+    const pod = find(objects, 'Pod', TEST) as unknown as TestPod;
+    const c = pod.spec.containers[0]!;
+    const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+    const volume = (name: string) => pod.spec.volumes.find((v) => v.name === name);
+    const fileAt = (file: string | undefined) => {
+      // The volume behind an env path, and the Secret item it reads.
+      const mount = c.volumeMounts.find((m) => file?.startsWith(`${m.mountPath}/`));
+      const item = volume(mount?.name ?? '')?.secret?.items.find((i) => i.path === path.posix.basename(file ?? ''));
+      return { secret: volume(mount?.name ?? '')?.secret?.secretName, key: item?.key, readOnly: mount?.readOnly };
+    };
+    return { objects, pod, c, env, volume, fileAt, configMap: find(objects, 'ConfigMap', TEST) };
+  }
+  const script = () => readFileSync(path.join(CHART_DIR, 'files/helm-test-predict.mjs'), 'utf8');
+
+  it('runs files/helm-test-predict.mjs from a hook ConfigMap created before the pod: POST /predict with a Bearer key, no longer a /readyz check', () => {
+    const { pod, c, configMap, objects } = testObjects();
+    expect(objects.map((o) => o.metadata.name)).not.toContain(`${FULLNAME}-test-readyz`);
+    expect((configMap.data as Record<string, string>)['predict.mjs']).toBe(script());
+    const hooks = [configMap.metadata as { annotations: Record<string, string> }, pod.metadata];
+    for (const meta of hooks) expect(meta.annotations['helm.sh/hook']).toBe('test');
+    expect(Number(hooks[0]!.annotations['helm.sh/hook-weight'])).toBeLessThan(Number(hooks[1]!.annotations['helm.sh/hook-weight']));
+    const mount = c.volumeMounts.find((m) => m.name === 'script');
+    expect((c as unknown as { command: string[] }).command).toEqual(['node', `${mount!.mountPath}/predict.mjs`]);
+    expect(script()).toMatch(/path: '\/predict'/);
+    expect(script()).toMatch(/method: 'POST'/);
+    expect(script()).toMatch(/authorization: `Bearer \$\{key\}`/);
+    expect(script()).not.toMatch(/readyz/);
+  });
+
+  it('asks the Service by the name its certificate holds, from a pod the NetworkPolicy admits and the Service does not select', () => {
+    const { pod, env } = testObjects();
+    expect(env).toMatchObject({ TEST_SCHEME: 'https', TEST_HOST: HOST, TEST_PORT: '443', TEST_SERVER_NAME: HOST });
+    expect(pod.metadata.labels[`${FULLNAME}-client`]).toBe('true');
+    expect(pod.metadata.labels).not.toHaveProperty('app.kubernetes.io/name');
+    expect(testObjects({ set: { 'tests.serverName': 'risk.internal.example' } }).env.TEST_SERVER_NAME).toBe('risk.internal.example');
+  });
+
+  it.each([
+    ['the generated or auth.apiKeys Secret', {}, `${FULLNAME}-api-keys`, 'api-keys'],
+    ['auth.existingSecret', { 'auth.existingSecret': 'keys', 'auth.existingSecretKey': 'k' }, 'keys', 'k'],
+    ['tests.apiKey.existingSecret (hashed keys elsewhere)', { 'auth.existingSecret': 'keys', 'tests.apiKey.existingSecret': 'helm-test-key' }, 'helm-test-key', 'api-key'],
+  ])('reads the API key from %s', (_label, set, secret, key) => {
+    const { env, fileAt } = testObjects({ set });
+    expect(fileAt(env.API_KEYS_FILE)).toEqual({ secret, key, readOnly: true });
+  });
+
+  it.each([
+    ['tls.existingSecret', { set: { 'tls.existingSecret': 'my-tls' } }, 'my-tls'],
+    ['cert-manager', { files: ['ci/cert-manager-values.yaml'] }, `${FULLNAME}-tls`],
+  ])('with %s, verifies against the TLS Secret\'s ca.crt (or pins its tls.crt), and never mounts tls.key', (_label, values, secret) => {
+    const { env, fileAt, volume, objects, pod } = testObjects(values);
+    expect(fileAt(env.TLS_CA_FILE)).toEqual({ secret, key: 'ca.crt', readOnly: true });
+    expect(fileAt(env.TLS_CERT_FILE)).toEqual({ secret, key: 'tls.crt', readOnly: true });
+    // ca.crt is absent from `kubectl create secret tls` and ACME certificates: optional, the script pins tls.crt then.
+    expect(volume('tls')?.secret).toMatchObject({ optional: true, items: [{ key: 'ca.crt', path: 'ca.crt' }, { key: 'tls.crt', path: 'tls.crt' }] });
+    expect(JSON.stringify(pod)).not.toContain('tls.key');
+    const certificate = objects.find((o) => o.kind === 'Certificate');
+    if (certificate) expect((certificate.spec as { dnsNames: string[] }).dnsNames).toContain(env.TEST_SERVER_NAME);
+  });
+
+  it('with self-signed pods (no TLS Secret) mounts no CA: the script says the certificate is not verified; with TLS off it asks over HTTP', () => {
+    const selfSigned = testObjects();
+    expect(selfSigned.env).not.toHaveProperty('TLS_CA_FILE');
+    expect(selfSigned.volume('tls')).toBeUndefined();
+    expect(script()).toMatch(/WARNING: \$\{verified\}/);
+    const plain = testObjects({ files: ['ci/tls-off-behind-mesh-values.yaml'] });
+    expect(plain.env.TEST_SCHEME).toBe('http');
+    expect(plain.volume('tls')).toBeUndefined();
+  });
+
+  it('renders no test objects with tests.enabled false', () => {
+    const names = renderChart({ set: { 'tests.enabled': false } }).map((o) => o.metadata.name);
+    expect(names).not.toContain(TEST);
+  });
+});
