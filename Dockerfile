@@ -13,11 +13,11 @@ ARG BASE_IMAGE=node:24-bookworm-slim
 # ---- deps: production dependencies only --------------------------------------------------------------
 FROM ${BASE_IMAGE} AS deps
 WORKDIR /app
-# onnxruntime-node's install script would download CUDA providers; --ignore-scripts and the flag
-# (also in .npmrc) keep the build offline apart from the registry. No production dependency
-# needs an install script: the native bindings ship prebuilt inside the packages.
-ENV ONNXRUNTIME_NODE_INSTALL=skip \
-    NPM_CONFIG_UPDATE_NOTIFIER=false \
+# onnxruntime-node's install script would download CUDA providers: no dependency's install script
+# runs (.npmrc's ignore-scripts=true, given again as --ignore-scripts), which keeps the build offline
+# apart from the registry. No production dependency needs one: the native bindings ship prebuilt
+# inside the packages.
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false \
     NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json .npmrc ./
