@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.ts';
 import { registerFramingCheck } from './http/framing.ts';
+import { registerConnectionTracking } from './http/connection.ts';
 import { protectRoutes } from './http/protected.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
 import { serverOptions, tlsContextOptions, type TlsMaterial } from './http/listeners.ts';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(helmet, { global: true });
   registerErrorHandling(app, config.BODY_LIMIT_BYTES);
   registerFramingCheck(app);
+  registerConnectionTracking(app);
   registerJsonBodyParser(app);
 
   if (config.TLS_MODE === 'off') redirectForwardedHttp(app, config);

@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { JOB_RETRY_AFTER_S, JobsUnavailableError, type RejectReason } from '../jobs/types.ts';
 import { describeBug } from '../ops/describe-bug.ts';
+import { ConnectionClosedError } from './connection.ts';
 import { ScoringError } from '../scoring/types.ts';
 
 /** An error whose status and detail are meant for the client as they are. */
@@ -179,6 +180,8 @@ export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequ
 export function toHttpError(error: unknown, bodyLimit: number): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof ScoringError) return scoringAnswer(error);
+  // Written nowhere (the connection is gone); 499 is what access logs and metrics then show, as nginx does.
+  if (error instanceof ConnectionClosedError) return new HttpError(499, 'Client closed the connection');
   if (error instanceof JobsUnavailableError) {
     return new HttpError(503, 'Batch jobs are unavailable: the shared job store cannot be reached; retry shortly', {
       'retry-after': String(RETRY_AFTER_BUSY_S),

@@ -6,6 +6,7 @@ import { ageError } from '../scoring/ages.ts';
 import type { ModelManifest, Prediction, ScoreRequest, Scorer } from '../scoring/types.ts';
 import type { AuditJobRef, AuditSink } from '../ops/audit.ts';
 import type { Metrics } from '../ops/metrics.ts';
+import { ConnectionClosedError, connectionSignal } from './connection.ts';
 import { HttpError } from './errors.ts';
 
 export interface ScoringDeps {
@@ -43,17 +44,16 @@ export async function score(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<Prediction[]> {
-  // A client that hangs up no longer needs its queued work: abort it so the queue serves others.
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  };
-  request.raw.socket?.once('close', onClose);
+  // A client that hangs up no longer needs its queued work: it is withdrawn so the queue serves others,
+  // and a request whose answer can no longer be written is not scored at all.
+  const connection = connectionSignal(request);
   let predictions: Prediction[];
   try {
-    predictions = await deps.scorer.score(items, { signal: controller.signal });
+    predictions = await deps.scorer.score(items, { signal: connection.signal });
+  } catch (err) {
+    throw connection.signal.aborted ? new ConnectionClosedError() : err;
   } finally {
-    request.raw.socket?.off('close', onClose);
+    connection.done();
   }
   const manifest = deps.scorer.manifest;
   if (manifest !== undefined) reply.header('x-model-version', modelVersion(manifest)).header('x-model-name', manifest.name);

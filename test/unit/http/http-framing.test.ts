@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { selfSignedCertificate, serverOptions, startListeners, type Listeners } from '../../../src/http/listeners.ts';
 import { buildMetricsServer } from '../../../src/ops/metrics.ts';
-import { startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
+import { captureLogs, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 
 const TIMEOUT_MS = 1500;
 
@@ -130,6 +130,36 @@ describe('framing the appliance does not decode is refused before authentication
   it('Content-Encoding: identity is accepted as no encoding', async () => {
     const { answer } = await exchange(portOf(plainListeners), post(`HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\nContent-Encoding: identity\r\nContent-Length: 2`, '\r\n{}'));
     expect(statusAndBody(answer)).toEqual({ status: 422, body: { detail: 'conversation: is required' } });
+  });
+});
+
+describe('requests pipelined behind an answer that closes the connection', () => {
+  it('a malformed body answers 422 with Connection: close; the 30 requests behind it are not scored, and one log line says so', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const { logger, lines } = captureLogs('info');
+    const t = await startTestApp({ logger, scorer: plain.scorer, env: { TLS_MODE: 'off', RATE_LIMIT_MAX: '1000' } });
+    const l = await startListeners({ app: t.app, metricsServer: undefined, config: t.config });
+    try {
+      const good = JSON.stringify({ conversation: 'user1: hi there\nuser2: hello '.repeat(200) });
+      const req = (body: string) =>
+        `POST /predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const r = await exchange(portOf(l), [req('{"conversation": bad') + Array.from({ length: 30 }, () => req(good)).join('')]);
+      expect(r.answer.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 422']);
+      expect(headOf(r.answer)).toContain('connection: close');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const logged = lines.map((line) => JSON.parse(line) as { msg: string; scoring_error?: string; dropped_requests?: number });
+      // Not 30 scoring timeouts: one line for the connection, naming how many requests went unanswered.
+      expect(logged.filter((x) => x.scoring_error !== undefined)).toEqual([]);
+      expect(logged.filter((x) => x.dropped_requests !== undefined)).toEqual([expect.objectContaining({ dropped_requests: 30 })]);
+      expect(await t.metrics.registry.getSingleMetricAsString('conversation_risk_predictions_total')).not.toMatch(/risk_level=/);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await l.close();
+      await t.app.close();
+    }
   });
 });
 
