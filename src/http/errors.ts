@@ -139,6 +139,12 @@ function scoringAnswer(err: ScoringError): HttpError {
   }
 }
 
+/**
+ * The most of a body refused with 413 that is read and dropped so the client sees the answer; past
+ * it the connection is reset. Time is bounded too, by REQUEST_TIMEOUT_MS.
+ */
+export const DRAIN_MAX_BYTES = 256 * 1024 * 1024;
+
 /** Sockets reading and dropping the rest of a body already answered with 413 (registerErrorHandling). */
 const draining = new WeakSet<object>();
 
@@ -223,7 +229,24 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
       reply.removeHeader('connection');
       const socket = request.raw.socket;
       draining.add(socket);
-      request.raw.once('end', () => draining.delete(socket));
+      // A client that sent `Connection: close` (Python's urllib always does) would have the socket
+      // closed as soon as the 413 is written, with its unread body in the kernel's buffer: a reset,
+      // and the client reports EPIPE, never the 413. Kept open until the body is read, as servers'
+      // lingering close does, then closed: within REQUEST_TIMEOUT_MS and DRAIN_MAX_BYTES.
+      const closeAfter = !reply.raw.shouldKeepAlive;
+      if (closeAfter) reply.raw.shouldKeepAlive = true;
+      let drained = 0;
+      request.raw.on('data', (chunk: Buffer) => {
+        drained += chunk.length;
+        if (drained > DRAIN_MAX_BYTES) socket.destroy();
+      });
+      request.raw.once('end', () => {
+        draining.delete(socket);
+        if (!closeAfter) return;
+        // The client asked to close: once the 413 is out and its body read, close as it asked.
+        if (reply.raw.writableFinished) socket.end();
+        else reply.raw.once('finish', () => socket.end());
+      });
       request.raw.resume();
     }
     return reply.code(answer.statusCode).headers(answer.headers).send({ detail: answer.detail });

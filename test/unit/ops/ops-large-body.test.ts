@@ -2,11 +2,13 @@
 // valid request can be (413, before the body is read in full), and a 33 MB body of `[` sent where the
 // server-wide limit allows it is refused (422) after a linear nesting check, never by JSON.parse
 // building millions of arrays. /health is timed meanwhile; the server's peak memory is read from /proc.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRAIN_MAX_BYTES } from '../../../src/http/errors.ts';
 import { MAX_PREDICT_BODY_BYTES } from '../../../src/http/schemas.ts';
 import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
 import { TEST_KEY } from '../../helpers/app.ts';
@@ -65,6 +67,56 @@ describe('large authenticated bodies', () => {
       expect(res.status).toBe(413);
       expect(((await res.json()) as { detail: string }).detail).toBe(`Request body exceeds the limit of ${MAX_PREDICT_BODY_BYTES} bytes`);
     }
+  });
+
+  it("a client that sends Connection: close (Python's urllib) reads the 413, not a reset", () => {
+    const script = [
+      'import sys, urllib.request, urllib.error',
+      "req = urllib.request.Request(sys.argv[1], data=b' ' * int(sys.argv[3]), headers={'Authorization': 'Bearer ' + sys.argv[2], 'Content-Type': 'application/json'})",
+      'try:',
+      '    urllib.request.urlopen(req, timeout=30); print(200)',
+      'except urllib.error.HTTPError as e:',
+      '    print(e.code, e.read().decode())',
+      'except Exception as e:',
+      "    print('error', type(e).__name__, e)",
+    ].join('\n');
+    // Before the fix each of these five got `[Errno 32] Broken pipe`.
+    for (let i = 0; i < 5; i++) {
+      const r = spawnSync('python3', ['-c', script, `${server.url}/predict`, TEST_KEY, String(MAX_PREDICT_BODY_BYTES * 4)], { encoding: 'utf8' });
+      expect(r.stdout.trim()).toBe(`413 {"detail":"Request body exceeds the limit of ${MAX_PREDICT_BODY_BYTES} bytes"}`);
+    }
+  });
+
+  it('with Connection: close, the server closes once the refused body is read; past DRAIN_MAX_BYTES it resets instead of reading on', async () => {
+    const { port } = new URL(server.url);
+    const send = (total: number): Promise<{ answer: string; sent: number; closed: 'end' | 'error' }> =>
+      new Promise((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        let sent = 0;
+        let closed: 'end' | 'error' = 'end';
+        socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+        socket.on('error', () => (closed = 'error'));
+        socket.on('close', () => resolve({ answer, sent, closed }));
+        const chunk = Buffer.alloc(1 << 20, 0x20);
+        const pump = (): void => {
+          while (sent < total && !socket.destroyed) {
+            const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+            sent += piece.length;
+            if (!socket.write(piece)) return void socket.once('drain', pump);
+          }
+        };
+        socket.on('connect', () => {
+          socket.write(`POST /predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${total}\r\n\r\n`);
+          pump();
+        });
+      });
+    const small = await send(MAX_PREDICT_BODY_BYTES * 4);
+    expect(small.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(small.sent).toBe(MAX_PREDICT_BODY_BYTES * 4);
+    const huge = await send(DRAIN_MAX_BYTES * 2);
+    expect(huge.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(huge.sent).toBeLessThan(DRAIN_MAX_BYTES * 2);
   });
 
   it('refuses a chunked body (no Content-Length) once it passes the limit, with the same 413', async () => {
