@@ -22,7 +22,7 @@ try {
   fail(err instanceof ConfigError ? err.message : `invalid configuration: ${String(err)}`);
 }
 
-const logger = createLogger({ level: config.LOG_LEVEL });
+const logger = createLogger({ level: config.LOG_LEVEL, sync: config.AUDIT_LOG });
 
 let keySet: ApiKeySet;
 try {

@@ -10,6 +10,12 @@ export interface LoggerOptions {
   level: string;
   /** Where lines go; stdout when absent. Tests pass a capturing stream. */
   destination?: DestinationStream;
+  /**
+   * Write each line to stdout before the call returns (AUDIT_LOG=true): an audit line is then in the
+   * kernel's pipe before the result it audits is stored, and a crash of the process cannot lose it.
+   * Off, lines are buffered and written a moment later (faster; a crash loses the last few).
+   */
+  sync?: boolean;
 }
 
 interface RequestLike {
@@ -47,6 +53,7 @@ export function createLogger(options: LoggerOptions): Logger {
         censor: '[redacted]',
       },
     },
-    options.destination ?? pino.destination({ fd: 1, sync: false }),
+    // One stream for every line, sync or not: two writers on one pipe could interleave inside a line.
+    options.destination ?? pino.destination({ fd: 1, sync: options.sync ?? false }),
   );
 }

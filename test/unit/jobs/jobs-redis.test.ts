@@ -310,9 +310,9 @@ describe('a replica killed mid-job loses nothing', () => {
     for (const p of procs) p.child.kill('SIGKILL');
   });
 
-  it('finishes the job on the other replica with every result after kill -9 of the one running it', async () => {
+  it('finishes the job on the other replica with every result after kill -9 of the one running it, and every stored result has its audit line', async () => {
     const env = {
-      ...sharedEnv({ JOB_LOCK_MS: '1000', API_KEYS: TEST_KEY, RATE_LIMIT_MAX: '10000' }),
+      ...sharedEnv({ JOB_LOCK_MS: '1000', API_KEYS: TEST_KEY, RATE_LIMIT_MAX: '10000', AUDIT_LOG: 'true' }),
       MODEL_DIR: 'test/fixtures/contract-model',
       LOG_LEVEL: 'info',
     };
@@ -339,6 +339,14 @@ describe('a replica killed mid-job loses nothing', () => {
     expect(job.status).toBe('done');
     expect(job.progress).toEqual({ done: 24, total: 24 });
     expect(Object.keys(job.results)).toHaveLength(24);
+    // The audit line is written before the result is stored: none is lost with the killed replica.
+    const audited = new Set(
+      `${a.stdout()}\n${b.stdout()}`
+        .split('\n')
+        .filter((l) => l.includes('"log":"audit"'))
+        .map((l) => (JSON.parse(l) as { audit: { job_item: number } }).audit.job_item),
+    );
+    expect([...audited].sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i));
     await receiver.waitFor(1, 30_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests.filter((r) => r.path === '/killed')).toHaveLength(1);
