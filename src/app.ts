@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance,
 import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.ts';
+import { codePointLengths } from './http/code-point-lengths.ts';
 import { registerFramingCheck } from './http/framing.ts';
 import { registerConnectionTracking } from './http/connection.ts';
 import { protectRoutes } from './http/protected.ts';
@@ -92,6 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // Bodies are validated as sent: no coercion ("123" stays a string, 5 is not a conversation)
       // and no silent removal of unknown fields (they are a 422, see http/schemas.ts).
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+      // Lengths in code points without walking every string: they blocked the event loop (code-point-lengths.ts).
+      plugins: [codePointLengths],
     },
   };
   const { keepAliveTimeout: _keepAlive, requestTimeout: _request, ...timeouts } = serverOptions(config);

@@ -10,19 +10,25 @@ export const MAX_JSON_DEPTH = 16;
 /**
  * Whether array/object nesting in the UTF-8 bytes passes `limit`, stopping there; strings are skipped.
  * Bytes, not a string: every byte that matters is ASCII, and no 33 MB string is built to refuse a bomb.
+ * A string's content is skipped with indexOf (native, memchr-fast) from quote to quote rather than
+ * byte by byte: chat bodies are almost all string, and the byte loop took 190 ms of event loop for a
+ * 32 MB batch.
  */
 export function jsonDepthExceeds(bytes: Uint8Array, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i] as number;
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
+    if (c === 34) {
+      // Find the closing quote: the next quote preceded by an even run of backslashes.
+      for (;;) {
+        const q = bytes.indexOf(34, i + 1);
+        if (q === -1) return false; // unterminated: JSON.parse refuses it
+        let slashes = 0;
+        for (let b = q - 1; b > i && bytes[b] === 92; b--) slashes++;
+        i = q;
+        if (slashes % 2 === 0) break;
+      }
+    } else if (c === 91 || c === 123) {
       if (++depth > limit) return true;
     } else if (c === 93 || c === 125) depth--;
   }

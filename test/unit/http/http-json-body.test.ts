@@ -14,6 +14,24 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds(bytes('[] [] [] []'), 1)).toBe(false);
     expect(jsonDepthExceeds(Buffer.alloc(1_000_000, '['), MAX_JSON_DEPTH)).toBe(true);
   });
+
+  it('ends a string only at a quote after an even run of backslashes', () => {
+    expect(jsonDepthExceeds(bytes(String.raw`["a\\"[[[]`), 2)).toBe(true); // a\\ then the closing quote
+    expect(jsonDepthExceeds(bytes(String.raw`["a\"[[["]`), 2)).toBe(false); // an escaped quote: the brackets are text
+    expect(jsonDepthExceeds(bytes(String.raw`["\\\\\\",[[[1]]]]`), 3)).toBe(true); // six backslashes, then the closing quote
+    expect(jsonDepthExceeds(bytes('["unterminated [[[[[['), 1)).toBe(false);
+  });
+
+  it('agrees with the nesting JSON.parse finds, on any JSON value', async () => {
+    const { default: fc } = await import('fast-check');
+    const depthOf = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depthOf)) : 0);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 7 }), (value, limit) => {
+        expect(jsonDepthExceeds(bytes(JSON.stringify(value)), limit)).toBe(depthOf(value) > limit);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });
 
 describe('the body parser on a route', () => {
