@@ -91,6 +91,14 @@ describe('helm values schema', () => {
     ['an API key no Bearer header can carry (non-ASCII)', (v) => ((v.auth as JsonObject).apiKeys = ['schlüssel-0123456789abcdef']), 'pattern'],
     ['a preStop sleep of minutes', (v) => (v.preStopSleepSeconds = 600), 'maximum'],
     ['a result TTL longer than a Node timer holds', (v) => ((v.jobs as JsonObject).resultTtlMs = 2_592_000_000), 'maximum'],
+    ['a keep-alive timeout of 0 (the service refuses it)', (v) => ((v.config as JsonObject).keepAliveTimeoutMs = 0), 'minimum'],
+    ['a keep-alive timeout given as a string', (v) => ((v.config as JsonObject).keepAliveTimeoutMs = '65000'), 'type'],
+    ['a TLS reload interval longer than a Node timer holds', (v) => ((v.tls as JsonObject).reloadIntervalMs = 2_592_000_000), 'maximum'],
+    ['a TLS reload interval of 0', (v) => ((v.tls as JsonObject).reloadIntervalMs = 0), 'minimum'],
+    ['an audit hash key given inline instead of as a Secret', (v) => ((v.config as JsonObject).auditHashKey = 'k'.repeat(64)), 'type'],
+    ['an unknown key under config.auditHashKey', (v) => (((v.config as JsonObject).auditHashKey as JsonObject).key = 'k'.repeat(64)), 'additionalProperties'],
+    ['an audit hash key item that is no file name', (v) => (((v.config as JsonObject).auditHashKey as JsonObject).existingSecretKey = '../key'), 'pattern'],
+    ['an empty audit hash key item', (v) => (((v.config as JsonObject).auditHashKey as JsonObject).existingSecretKey = ''), 'minLength'],
   ];
   // The service's own TRUST_PROXY rules (src/config.ts), so the chart refuses what the pod would.
   it.each(['false', 'true', '2', '10.0.0.0/8', '10.0.0.0/8, loopback', '192.168.1.7,fd00::/8', '::1', '2001:db8::1/64', 'linklocal,uniquelocal'])(
@@ -181,6 +189,25 @@ describe('helm values documentation', () => {
       expect(text).toMatch(/every replica/);
     }
     expect(description).toBe(param);
+  });
+
+  it('tls.certManager.renewBefore no longer says to roll the pods: they read the renewed certificate again, in values.yaml, the schema and the README', () => {
+    const param = params.find((p) => p.path === 'tls.certManager.renewBefore')!.text;
+    const tls = (schema.properties as JsonObject).tls as JsonObject;
+    const certManager = (tls.properties as JsonObject).certManager as JsonObject;
+    const description = ((certManager.properties as JsonObject).renewBefore as JsonObject).description;
+    const readme = readFileSync(path.join(CHART, 'README.md'), 'utf8');
+    const row = /^\| `tls\.certManager\.renewBefore` \| ([^|]+) \|/m.exec(readme)?.[1];
+    for (const text of [param, description, row]) {
+      expect(text).not.toMatch(/roll them|read the certificate at start/);
+      expect(text).toMatch(/without a restart/);
+      expect(text).toMatch(/tls\.reloadIntervalMs/);
+    }
+    expect(description).toBe(param);
+    // Nowhere else in the chart's prose either.
+    for (const [name, text] of [['README.md', readme], ...templates.map((t) => [t.name, t.text])] as Array<[string, string]>) {
+      expect(text, name).not.toMatch(/roll (them|the pods) after (the )?renewal|read the certificate (only )?at start/i);
+    }
   });
 
   it('puts each @param right above the value it documents', () => {

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config.ts';
 import {
   CHART_DIR,
   HELM_VERSION,
@@ -31,7 +32,7 @@ type Json = Record<string, unknown>;
 interface Container {
   env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
   ports: Array<{ name: string; containerPort: number }>;
-  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean; subPath?: string; subPathExpr?: string }>;
   [probe: string]: unknown;
 }
 interface PodSpec {
@@ -47,6 +48,14 @@ function find(objects: K8sObject[], kind: string, name = FULLNAME): Json {
 const podSpec = (objects: K8sObject[]) => ((find(objects, 'Deployment').spec as Json).template as Json).spec as PodSpec;
 const container = (objects: K8sObject[]) => podSpec(objects).containers[0]!;
 const configData = (objects: K8sObject[]) => find(objects, 'ConfigMap').data as Record<string, string>;
+
+/** The Secret item behind a file path the ConfigMap names, and how its volume is mounted. */
+function secretFile(objects: K8sObject[], file: string | undefined) {
+  const mount = container(objects).volumeMounts.find((m) => file !== undefined && m.mountPath === path.posix.dirname(file));
+  const volume = podSpec(objects).volumes.find((v) => v.name === mount?.name);
+  const item = volume?.secret?.items.find((i) => i.path === path.posix.basename(file ?? ''));
+  return { secret: volume?.secret?.secretName, key: item?.key, readOnly: mount?.readOnly };
+}
 
 /** helm template that must fail; returns helm's message. */
 function renderError(values: RenderValues): string {
@@ -170,6 +179,80 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     const objects = renderChart();
     expect(configData(objects)).not.toHaveProperty('WEBHOOK_SECRET_FILE');
     expect(podSpec(objects).volumes.map((v) => v.name)).not.toContain('webhook');
+  });
+
+  it('mounts the audit hash key from config.auditHashKey.existingSecret as the file AUDIT_HASH_KEY_FILE names, never as an environment variable', () => {
+    const set = { 'config.auditHashKey.existingSecret': 'audit', 'config.auditHashKey.existingSecretKey': 'hmac-key' };
+    const objects = renderChart({ set });
+    const file = configData(objects).AUDIT_HASH_KEY_FILE;
+    expect(file).toBe('/etc/conversation-risk/audit-hash-key/hmac-key');
+    expect(secretFile(objects, file)).toEqual({ secret: 'audit', key: 'hmac-key', readOnly: true });
+    expect(container(objects)).not.toHaveProperty('env');
+    // The key is the operator's (kept as long as the logs hashed under it): the chart makes no Secret for it.
+    expect(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([`${FULLNAME}-api-keys`]);
+    // The default item name, and the production-like example that names a Secret.
+    expect(configData(renderChart({ set: { 'config.auditHashKey.existingSecret': 'audit' } })).AUDIT_HASH_KEY_FILE).toBe('/etc/conversation-risk/audit-hash-key/audit-hash-key');
+    const hardened = renderChart({ files: ['ci/hardened-existing-secrets-values.yaml'] });
+    expect(secretFile(hardened, configData(hardened).AUDIT_HASH_KEY_FILE)).toEqual({ secret: 'conversation-risk-audit', key: 'audit-hash-key', readOnly: true });
+  });
+
+  it('sets no AUDIT_HASH_KEY_FILE and mounts no audit key volume without config.auditHashKey.existingSecret (audit lines keep the plain SHA-256)', () => {
+    for (const objects of [renderChart(), renderChart({ set: { 'config.auditLog': true } })]) {
+      expect(configData(objects)).not.toHaveProperty('AUDIT_HASH_KEY_FILE');
+      expect(podSpec(objects).volumes.map((v) => v.name)).not.toContain('audit-hash-key');
+    }
+  });
+
+  it('passes config.keepAliveTimeoutMs as KEEP_ALIVE_TIMEOUT_MS, and tls.reloadIntervalMs as TLS_RELOAD_INTERVAL_MS where the pods read a TLS Secret', () => {
+    expect(configData(renderChart())).toMatchObject({ KEEP_ALIVE_TIMEOUT_MS: '5000' });
+    expect(configData(renderChart({ set: { 'config.keepAliveTimeoutMs': 65000 } }))).toMatchObject({ KEEP_ALIVE_TIMEOUT_MS: '65000' });
+    expect(configData(renderChart({ set: { 'tls.existingSecret': 'my-tls' } }))).toMatchObject({ TLS_RELOAD_INTERVAL_MS: '60000' });
+    // Helm reads YAML numbers as float64: 3600000 must reach the pod as 3600000, not 3.6e+06.
+    const hourly = { files: ['ci/cert-manager-values.yaml'], set: { 'tls.reloadIntervalMs': 3600000 } };
+    expect(configData(renderChart(hourly))).toMatchObject({ TLS_RELOAD_INTERVAL_MS: '3600000' });
+    // Self-signed per pod, or TLS off: no files to read again.
+    expect(configData(renderChart())).not.toHaveProperty('TLS_RELOAD_INTERVAL_MS');
+    expect(configData(renderChart({ files: ['ci/tls-off-behind-mesh-values.yaml'] }))).not.toHaveProperty('TLS_RELOAD_INTERVAL_MS');
+  });
+
+  it.each([
+    ['tls.existingSecret', { files: ['ci/hardened-existing-secrets-values.yaml'] }],
+    ['cert-manager', { files: ['ci/cert-manager-values.yaml'] }],
+  ])('with %s, mounts every Secret as a directory, never with subPath, so a renewed certificate reaches the running pod', (_label, values) => {
+    const objects = renderChart(values);
+    // The kubelet updates a secret volume in place; a subPath file keeps the content it started with.
+    expect(container(objects).volumeMounts.filter((m) => m.subPath !== undefined || m.subPathExpr !== undefined)).toEqual([]);
+    const data = configData(objects);
+    expect(secretFile(objects, data.TLS_CERT_FILE)).toMatchObject({ key: 'tls.crt', readOnly: true });
+    expect(secretFile(objects, data.TLS_KEY_FILE)).toMatchObject({ key: 'tls.key', readOnly: true });
+    expect(Number(data.TLS_RELOAD_INTERVAL_MS)).toBeGreaterThan(0);
+  });
+
+  it('writes every variable the service reads (src/config.ts) into the ConfigMap, apart from those left out on purpose, and no other', () => {
+    const objects = renderChart({
+      set: {
+        'config.publicHost': 'risk.example',
+        'config.httpRedirect': true,
+        'tls.existingSecret': 'my-tls',
+        'webhooks.secret': 'whsec_c2lnbmluZy1zZWNyZXQ=',
+        'config.auditHashKey.existingSecret': 'audit',
+        'redis.enabled': true,
+        'redis.existingSecret': 'redis',
+      },
+    });
+    const leftOut: Record<string, string> = {
+      API_KEYS: 'a Secret file: API_KEYS_FILE',
+      WEBHOOK_SECRET: 'a Secret file: WEBHOOK_SECRET_FILE',
+      REDIS_URL: 'holds a password, so a Secret file: REDIS_URL_FILE',
+      METRICS_HOST: 'HOST, the service default',
+      MODEL_DIR: "the image's model; a retrained one comes with extraVolumes and extraEnv",
+      MODEL_SHA256: 'extraEnv, with the model it pins',
+    };
+    const data = configData(objects);
+    const read = Object.keys(configSchema.properties);
+    expect(read.filter((name) => !(name in data) && !(name in leftOut))).toEqual([]);
+    expect(Object.keys(leftOut).filter((name) => name in data || !read.includes(name))).toEqual([]);
+    expect(Object.keys(data).filter((name) => !read.includes(name))).toEqual([]);
   });
 
   it('sets PUBLIC_HOST only when config.publicHost is given', () => {
