@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Makes ./secrets for compose.yaml: one API key (printed once, stored only as its SHA-256), and a
-# self-signed TLS certificate unless you put your own tls.crt / tls.key there first.
+# Makes ./secrets for compose.yaml: one API key (printed once, stored only as its SHA-256), a
+# self-signed TLS certificate unless you put your own tls.crt / tls.key there first, the webhook
+# signing secret, the audit hash key and the Redis files of profile scale. A file that exists is kept:
+# run it again after an upgrade to add the files a newer compose.yaml names.
 # Files are readable by the container's user (uid/gid 10001) and nobody else but root.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -29,6 +31,14 @@ if [ ! -s secrets/webhook_secret.txt ]; then
   echo "webhook signing secret written to secrets/webhook_secret.txt (share it with your webhook receivers)"
 fi
 
+if [ ! -s secrets/audit_hash_key.txt ]; then
+  # AUDIT_HASH_KEY_FILE: audit lines carry the HMAC-SHA-256 of the conversation under this key, so
+  # reading the log without it confirms no guessed chat. A reviewer matching a chat needs it
+  # (README: openssl dgst -hmac); a new key changes every hash, so keep it with the logs' lifetime.
+  openssl rand -hex 32 > secrets/audit_hash_key.txt
+  echo "audit hash key written to secrets/audit_hash_key.txt (reviewers matching audit lines need it; keep it)"
+fi
+
 if [ ! -s secrets/redis_url.txt ]; then
   # Profile scale: one ACL user for the appliance (the default user is off), its URL, and the AES-256
   # key that seals queued conversations in Redis (the same file for every replica).
@@ -40,7 +50,7 @@ if [ ! -s secrets/redis_url.txt ]; then
 fi
 
 # Compose mounts these files as they are: the service runs as 10001:10001, Redis as 999.
-files=(secrets/api_keys.txt secrets/tls.crt secrets/tls.key secrets/webhook_secret.txt secrets/redis_url.txt secrets/redis_encryption_key.txt)
+files=(secrets/api_keys.txt secrets/tls.crt secrets/tls.key secrets/webhook_secret.txt secrets/audit_hash_key.txt secrets/redis_url.txt secrets/redis_encryption_key.txt)
 # The certificate is public: readable by everyone, so clients on this host can trust it
 # (curl --cacert secrets/tls.crt).
 if [ "$(id -u)" -eq 0 ]; then

@@ -9,7 +9,7 @@
 // 12 builds through the Docker build API, which cannot pass build secrets, and the npm registry's TLS
 // chain here (and at customers behind intercepting proxies) needs the CA bundle as the `npm_ca`
 // secret. `--format docker` keeps the HEALTHCHECK, which the OCI format drops.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -316,7 +316,7 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
     expect(logs).not.toContain(API_KEY);
   });
 
-  it('runs as compose.yaml declares it: its settings, its secret files (own certificate, hashed key)', async () => {
+  it('runs as compose.yaml declares it: its settings, its secret files (own certificate, hashed key, audit hash key)', async () => {
     const compose = parse(readFileSync(path.join(ROOT, 'compose/compose.yaml'), 'utf8')) as ComposeFile;
     const service = compose.services['conversation-risk']!;
     const dir = mkdtempSync(path.join(tmpdir(), 'cr-secrets-'));
@@ -331,8 +331,10 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       const plainKey = 'operator-key-3f9a1c7e5b2d4a6f8e0c';
       writeFileSync(path.join(dir, 'api_keys.txt'), `sha256:${createHash('sha256').update(plainKey).digest('hex')}\n`);
       writeFileSync(path.join(dir, 'webhook_secret.txt'), `whsec_${randomBytes(32).toString('base64')}\n`);
+      const auditKey = randomBytes(32).toString('hex');
+      writeFileSync(path.join(dir, 'audit_hash_key.txt'), `${auditKey}\n`);
       // The container user must read what the host's root wrote (init-secrets.sh: root:10001 0440).
-      for (const f of ['tls.key', 'tls.crt', 'api_keys.txt', 'webhook_secret.txt']) chmodSync(path.join(dir, f), 0o444);
+      for (const f of ['tls.key', 'tls.crt', 'api_keys.txt', 'webhook_secret.txt', 'audit_hash_key.txt']) chmodSync(path.join(dir, f), 0o444);
 
       // compose mounts each secret's file at /run/secrets/<name>; the files live in ./secrets.
       const mounts = service.secrets.map((name) => ({
@@ -345,6 +347,8 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
       for (const [name, value] of Object.entries(service.environment)) {
         if (value !== null) env[name] = String(value).replace(/^\$\{\w+:-(.*)\}$/, '$1');
       }
+      // As AUDIT_LOG=true in compose/.env would: the audit line shows which key hashed it.
+      env.AUDIT_LOG = 'true';
       const [tmpPath, tmpOptions] = service.tmpfs[0]!.split(/:(.*)/s) as [string, string];
       const limits = service.deploy.resources.limits;
       let logs = '';
@@ -371,9 +375,15 @@ describe.skipIf(skipReason !== undefined)('container image', () => {
         });
       try {
         const port = started.getMappedPort(8443);
-        const ok = await request(port, '/predict', { key: plainKey, body: { conversation: 'user1: hi\nuser2: hello' } });
+        const chat = 'user1: hi\nuser2: hello';
+        const ok = await request(port, '/predict', { key: plainKey, body: { conversation: chat } });
         expect(ok.status, ok.body).toBe(200);
         expect(ok.peerFingerprint256).toBe(fingerprint);
+        // AUDIT_HASH_KEY_FILE from compose's audit_hash_key secret: the HMAC under that key, no plain SHA-256.
+        const hmac = createHmac('sha256', auditKey).update(chat).digest('hex');
+        for (let i = 0; i < 50 && !logs.includes('conversation_hmac_sha256'); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(logs).toContain(`"conversation_hmac_sha256":"${hmac}"`);
+        expect(logs).not.toContain('conversation_sha256');
         const hashAsKey = readFileSync(path.join(dir, 'api_keys.txt'), 'utf8').trim();
         expect((await request(port, '/predict', { key: hashAsKey, body: { conversation: 'user1: hi' } })).status).toBe(403);
         expect((await started.exec(['node', '/app/healthcheck.mjs'])).exitCode).toBe(0);

@@ -2,7 +2,9 @@
 // values files against values.schema.json, the schema's strictness, the documentation of every
 // value, the values and metric names the templates use, and that the static YAML parses.
 // scripts/helm/check.sh adds `helm lint` and `helm template | kubeconform` where those tools exist.
-import { readFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse, parseDocument } from 'yaml';
@@ -352,10 +354,14 @@ describe('static YAML and JSON files', () => {
     expect(app.healthcheck).toBeDefined();
     expect(((app.deploy as JsonObject).resources as JsonObject).limits).toMatchObject({ cpus: expect.anything(), memory: expect.anything() });
     const secrets = (app.secrets as Json[]).map((s) => (isObject(s) ? s.source : s));
-    expect(secrets).toEqual(expect.arrayContaining(['api_keys', 'tls_cert', 'tls_key', 'webhook_secret']));
+    expect(secrets).toEqual(expect.arrayContaining(['api_keys', 'tls_cert', 'tls_key', 'webhook_secret', 'audit_hash_key']));
     const env = app.environment as JsonObject;
     expect(env.API_KEYS_FILE).toMatch(/^\/run\/secrets\//);
     expect(env.WEBHOOK_SECRET_FILE).toMatch(/^\/run\/secrets\//);
+    expect(env.AUDIT_HASH_KEY_FILE).toBe('/run/secrets/audit_hash_key');
+    // The service's defaults, overridable from the shell or .env like the other settings.
+    expect(env.KEEP_ALIVE_TIMEOUT_MS).toBe('${KEEP_ALIVE_TIMEOUT_MS:-5000}');
+    expect(env.TLS_RELOAD_INTERVAL_MS).toBe('${TLS_RELOAD_INTERVAL_MS:-60000}');
     expect(env).not.toHaveProperty('WEBHOOK_SECRET');
     expect(env.API_KEYS).toBeUndefined();
     const prometheus = (compose.services as JsonObject).prometheus as JsonObject;
@@ -377,5 +383,27 @@ describe('static YAML and JSON files', () => {
     const scrape = ((parse(read('compose/prometheus.yml')) as JsonObject).scrape_configs as JsonObject[])[0]!;
     const names = (scrape.dns_sd_configs as JsonObject[]).flatMap((c) => c.names as string[]);
     expect(names.sort()).toEqual(['conversation-risk', 'replica-a', 'replica-b']);
+  });
+
+  it('compose/init-secrets.sh makes every secret file compose.yaml mounts (a usable audit hash key among them), and keeps files that exist', () => {
+    const compose = parse(read('compose/compose.yaml')) as JsonObject;
+    const files = Object.values(compose.secrets as Record<string, { file: string }>).map((s) => s.file);
+    expect(files).toContain('./secrets/audit_hash_key.txt');
+    const dir = mkdtempSync(path.join(tmpdir(), 'cr-init-secrets-'));
+    try {
+      copyFileSync(path.join(ROOT, 'compose/init-secrets.sh'), path.join(dir, 'init-secrets.sh'));
+      const runInit = () => execFileSync('bash', [path.join(dir, 'init-secrets.sh')], { encoding: 'utf8', env: { ...process.env, TLS_CN: 'appliance.test' } });
+      runInit();
+      for (const file of files) expect(statSync(path.join(dir, file), { throwIfNoEntry: false })?.size ?? 0, file).toBeGreaterThan(0);
+      // AUDIT_HASH_KEY_FILE: the service wants at least 32 characters on the first line.
+      const auditKey = readFileSync(path.join(dir, 'secrets/audit_hash_key.txt'), 'utf8');
+      expect(auditKey).toMatch(/^[0-9a-f]{64}\n$/);
+      // Run again (after an upgrade, say): what exists is kept, so old audit lines still match.
+      const again = runInit();
+      expect(readFileSync(path.join(dir, 'secrets/audit_hash_key.txt'), 'utf8')).toBe(auditKey);
+      expect(again).not.toMatch(/audit hash key written/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
