@@ -1,8 +1,10 @@
-// Container HEALTHCHECK and `helm test` probe: the slim base image has no curl, so Node asks /readyz.
-// Healthy means ready to score (model loaded), which is what compose's depends_on and operators want.
-// The certificate is usually self-signed or issued for the public name, so it is not verified: the
-// check sends no secret and reads only the status code.
-// Env: PORT (8443), TLS_MODE (on|off), HEALTHCHECK_HOST (127.0.0.1; the Service name in helm test).
+// The image's HEALTHCHECK (compose's healthcheck too): the slim base image has no curl, so Node asks
+// /readyz inside the container. Healthy means ready to score (model loaded), which is what compose's
+// depends_on and operators want. The certificate is usually self-signed or issued for the public name,
+// so it is not verified: the check sends no secret and reads only the status code. It is not the
+// `helm test` probe: that one scores a chat through the Service with the certificate verified
+// (helm/conversation-risk/files/helm-test-predict.mjs). Kubernetes probes the pods with httpGet.
+// Env: PORT (8443), TLS_MODE (on|off), HEALTHCHECK_HOST (127.0.0.1).
 import http from 'node:http';
 import https from 'node:https';
 

@@ -438,6 +438,23 @@ describe('helm test pod: scores a fixture chat with an API key, the certificate 
     expect(plain.volume('tls')).toBeUndefined();
   });
 
+  it('is the test docs/deployment.md describes, and the image HEALTHCHECK no longer says it is one', () => {
+    const root = path.join(CHART_DIR, '../..');
+    const docs = readFileSync(path.join(root, 'docs/deployment.md'), 'utf8');
+    const helmSection = /^## Helm\n([\s\S]*?)^## /m.exec(docs)?.[1] ?? '';
+    const testLines = helmSection.split('\n').filter((l) => /helm test/.test(l));
+    expect(testLines.length).toBeGreaterThan(0);
+    expect(testLines.join('\n')).not.toMatch(/readyz/);
+    expect(helmSection).toMatch(/POSTs a fixture chat to \/predict/);
+    // Its install keeps only sha256: hashes in the keys Secret: the test needs a plaintext key of its own.
+    expect(helmSection).toMatch(/--set tests\.apiKey\.existingSecret=conversation-risk-helm-test-key/);
+    // The test pod runs files/helm-test-predict.mjs; scripts/container/healthcheck.mjs is the image's HEALTHCHECK only.
+    const rendered = helmTemplate({}).stdout;
+    expect(rendered).not.toContain('healthcheck.mjs');
+    const header = readFileSync(path.join(root, 'scripts/container/healthcheck.mjs'), 'utf8').split('\n').filter((l) => l.startsWith('//')).join('\n');
+    expect(header).not.toMatch(/HEALTHCHECK and `helm test` probe|Service name in helm test/);
+  });
+
   it('renders no test objects with tests.enabled false', () => {
     const names = renderChart({ set: { 'tests.enabled': false } }).map((o) => o.metadata.name);
     expect(names).not.toContain(TEST);
