@@ -6,6 +6,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../ops/redis.ts';
 import { drainQueueWorker } from './queue-drain.ts';
+import { lockOptions } from './queue-locks.ts';
 import type { Deliver, Notifier } from './notification.ts';
 import { newMessageId } from './signing.ts';
 import { JobsUnavailableError } from './types.ts';
@@ -39,8 +40,7 @@ export class QueueNotifier implements Notifier {
         connection: this.#redis.blocking(),
         prefix: this.#redis.prefix,
         concurrency: 4,
-        lockDuration: this.#lockMs,
-        stalledInterval: this.#lockMs,
+        ...lockOptions(this.#lockMs),
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },
       },

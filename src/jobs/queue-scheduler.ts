@@ -9,6 +9,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { PREFIX } from '../ops/metrics.ts';
 import { answerWithin, LIMITER_TIMEOUT_MS, type SharedRedis } from '../ops/redis.ts';
 import { drainQueueWorker } from './queue-drain.ts';
+import { lockOptions } from './queue-locks.ts';
 import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from './scheduler.ts';
 import type { Sealer } from './sealing.ts';
 import { JobsUnavailableError } from './types.ts';
@@ -120,8 +121,7 @@ export class QueueScheduler implements Scheduler {
         connection: this.#redis.blocking(),
         prefix: this.#redis.prefix,
         concurrency: Math.max(1, this.#options.concurrency),
-        lockDuration: this.#options.lockMs,
-        stalledInterval: this.#options.lockMs,
+        ...lockOptions(this.#options.lockMs),
         // An item whose replica keeps dying is tried a few times, then its job fails.
         maxStalledCount: 3,
         removeOnComplete: { count: 0 },
