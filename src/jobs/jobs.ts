@@ -14,7 +14,7 @@ import { toV2Prediction, type V2Prediction } from './result.ts';
 import { LocalScheduler, type QueuedItem, type Scheduler } from './scheduler.ts';
 import { MemoryJobStore, type JobRecord, type JobStore, type Lease } from './store.ts';
 import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
-import type { WebhookTargetPolicy } from './webhook-target.ts';
+import { checkWebhookTarget, type WebhookTargetPolicy } from './webhook-target.ts';
 
 export type { Jobs, JobItem, JobView, JobsConfig, RejectReason, SubmitResult } from './types.ts';
 
@@ -385,6 +385,17 @@ export class JobService implements Jobs {
     const record = await this.#store.get(jobId).catch(() => undefined);
     const webhook = record?.webhook;
     if (record === undefined || webhook === undefined || this.#delivery === undefined) return;
+    // Checked again rather than trusted as read back: a URL stored in the clear (by a version before
+    // URLs were sealed, or by anyone else who can write to Redis) is as unchecked as a new submission's.
+    const target = webhook.url === '' ? undefined : checkWebhookTarget(webhook.url, this.#target);
+    if (target?.ok !== true) {
+      const lastError =
+        target === undefined ? 'The webhook URL could not be decrypted (REDIS_ENCRYPTION_KEY_FILE differs between replicas)' : `Not sent: ${target.detail}`;
+      await this.#store.updateWebhook(jobId, { status: 'failed', lastError }).catch(() => undefined);
+      this.#metrics.delivery('failed');
+      this.#logger.warn({ job_id: jobId, webhook_id: messageId, attempts: webhook.attempts, error: lastError }, 'webhook delivery failed');
+      return;
+    }
     const body = JSON.stringify({
       type: record.status === 'done' ? 'batch.completed' : 'batch.failed',
       timestamp: iso(record.completedAt ?? Date.now()),
@@ -396,7 +407,7 @@ export class JobService implements Jobs {
         ...(record.error === undefined ? {} : { error: record.error }),
       },
     });
-    const url = new URL(webhook.url);
+    const url = target.url;
     const result = await deliverWebhook(url, { id: messageId, body }, this.#delivery, {
       signal,
       metrics: this.#metrics,

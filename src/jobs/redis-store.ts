@@ -1,9 +1,11 @@
 // Job state in Redis, shared by every replica: the same JobStore as MemoryJobStore. Each change that
 // reads before it writes is one Lua script, so replicas racing on a job or a limit never double-count.
-// Only scores, ids and counters are stored; finished jobs expire after JOB_RESULT_TTL_MS.
+// Only scores, ids, counters and the sealed webhook URL are stored; finished jobs expire after
+// JOB_RESULT_TTL_MS.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { V2Prediction } from './result.ts';
+import type { Sealer } from './sealing.ts';
 import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from './store.ts';
 import { JobsUnavailableError, type JobStatus, type WebhookStatus } from './types.ts';
 
@@ -121,16 +123,24 @@ const SWEEP_BATCH = 16;
 const STATUSES: readonly JobStatus[] = ['queued', 'running', 'done', 'failed'];
 const WEBHOOK_STATUSES: readonly WebhookStatus[] = ['pending', 'delivered', 'failed'];
 
+/** The additional data a job's webhook URL is sealed with: it opens for that job only. */
+const webhookUrlContext = (jobId: string) => `${jobId}:webhook_url`;
+
 export class RedisJobStore implements JobStore {
   readonly #redis: Redis;
   readonly #p: string;
   readonly #leaseMs: number;
+  readonly #sealer: Sealer;
 
-  /** `leaseMs`: how long a submission may take from reserve to commit before its counts are given back. */
-  constructor(redis: Redis, prefix: string, options: { leaseMs: number }) {
+  /**
+   * `leaseMs`: how long a submission may take from reserve to commit before its counts are given back.
+   * `sealer`: seals the webhook URL (its query may carry the receiver's token), as queued items are.
+   */
+  constructor(redis: Redis, prefix: string, options: { leaseMs: number; sealer: Sealer }) {
     this.#redis = redis;
     this.#p = prefix;
     this.#leaseMs = options.leaseMs;
+    this.#sealer = options.sealer;
   }
 
   #job(id: string): string {
@@ -185,7 +195,7 @@ export class RedisJobStore implements JobStore {
       finished: '0',
     };
     if (record.webhook !== undefined) {
-      fields.webhookUrl = record.webhook.url;
+      fields.webhookUrl = this.#sealer.sealText(record.webhook.url, webhookUrlContext(record.id));
       fields.webhookStatus = record.webhook.status;
       fields.webhookAttempts = String(record.webhook.attempts);
     }
@@ -257,7 +267,7 @@ export class RedisJobStore implements JobStore {
     if (h.webhookUrl !== undefined) {
       const firstAttemptAt = num(h.webhookFirstAttemptAt);
       record.webhook = {
-        url: h.webhookUrl,
+        url: this.#openWebhookUrl(jobId, h.webhookUrl),
         status: WEBHOOK_STATUSES.includes(h.webhookStatus as WebhookStatus) ? (h.webhookStatus as WebhookStatus) : 'pending',
         attempts: Number(h.webhookAttempts ?? 0),
         ...(firstAttemptAt !== undefined && Number.isFinite(firstAttemptAt) ? { firstAttemptAt } : {}),
@@ -266,6 +276,18 @@ export class RedisJobStore implements JobStore {
     }
     if (h.idemKey !== undefined && h.fingerprint !== undefined) record.idempotency = { key: h.idemKey, fingerprint: h.fingerprint };
     return record;
+  }
+
+  /** The stored URL opened, or '' when it cannot be (sealed under another REDIS_ENCRYPTION_KEY_FILE, or altered). */
+  #openWebhookUrl(jobId: string, stored: string): string {
+    // Written by a version that stored the URL as it came (a rolling upgrade, or a job from before it
+    // until it expires): read as it is. Sealed text is base64, so it never starts like this.
+    if (stored.startsWith('https://') || stored.startsWith('http://')) return stored;
+    try {
+      return this.#sealer.openText(stored, webhookUrlContext(jobId));
+    } catch {
+      return '';
+    }
   }
 
   async results(record: JobRecord): Promise<Record<string, V2Prediction>> {

@@ -1,6 +1,7 @@
 // Conversation text never sits in Redis in plaintext: each queued item is sealed with AES-256-GCM
 // under REDIS_ENCRYPTION_KEY_FILE's key, bound to its job and position (the additional data), so a
-// sealed item cannot be read, altered, or moved to another job without the key.
+// sealed item cannot be read, altered, or moved to another job without the key. A job's webhook URL
+// (whose query may carry the receiver's token) is sealed the same way in its job record.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ScoreRequest } from '../scoring/types.ts';
@@ -41,21 +42,30 @@ export class Sealer {
 
   /** base64(iv | tag | ciphertext) of the request as JSON; `context` must be given again to open it. */
   seal(request: ScoreRequest, context: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
-    cipher.setAAD(Buffer.from(context, 'utf8'));
-    const body = Buffer.concat([cipher.update(JSON.stringify(request), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+    return this.sealText(JSON.stringify(request), context);
   }
 
   /** Throws when the data was altered, sealed under another key, or for another context. */
   open(sealed: string, context: string): ScoreRequest {
+    return JSON.parse(this.openText(sealed, context)) as ScoreRequest;
+  }
+
+  /** base64(iv | tag | ciphertext) of the text: never contains ':', so it cannot be read as a URL. */
+  sealText(text: string, context: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  /** Throws when the data was altered, sealed under another key, or for another context. */
+  openText(sealed: string, context: string): string {
     const raw = Buffer.from(sealed, 'base64');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('sealed item too short');
     const decipher = createDecipheriv('aes-256-gcm', this.#key, raw.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-    return JSON.parse(text) as ScoreRequest;
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   }
 }

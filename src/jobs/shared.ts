@@ -9,7 +9,7 @@ import { RedisJobStore } from './redis-store.ts';
 import type { Sealer } from './sealing.ts';
 import type { Jobs } from './types.ts';
 
-/** What createSharedJobs needs: the Redis connections, the item sealer and the lock time. */
+/** What createSharedJobs needs: the Redis connections, the sealer (queued items, webhook URLs) and the lock time. */
 export interface SharedJobsOptions {
   redis: SharedRedis;
   sealer: Sealer;
@@ -28,7 +28,10 @@ const MIN_LEASE_MS = 3 * STORE_TIMEOUT_MS;
 
 /** Jobs shared by every replica through Redis: any replica admits, runs, reports and answers for any job. */
 export function createSharedJobs(deps: JobsDeps, shared: SharedJobsOptions): Jobs {
-  const store = new RedisJobStore(shared.redis.command, shared.redis.prefix, { leaseMs: Math.max(shared.lockMs, MIN_LEASE_MS) });
+  const store = new RedisJobStore(shared.redis.command, shared.redis.prefix, {
+    leaseMs: Math.max(shared.lockMs, MIN_LEASE_MS),
+    sealer: shared.sealer,
+  });
   const scheduler = new QueueScheduler({
     redis: shared.redis,
     sealer: shared.sealer,

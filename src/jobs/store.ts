@@ -18,6 +18,7 @@ export interface JobRecord {
   done: number;
   error?: string;
   webhook?: {
+    /** As accepted at submit time; '' when a shared store cannot open it (REDIS_ENCRYPTION_KEY_FILE differs). */
     url: string;
     status: WebhookStatus;
     attempts: number;

@@ -1,6 +1,8 @@
 // The Redis parts on their own, against a real redis-server: the store counts an item once however
 // often a queue reports it, gives back a submission that never reached its commit, and the BullMQ scheduler gives a job's item up to the job (which then
-// fails) when every attempt at it was cut off, instead of leaving the job running forever.
+// fails) when every attempt at it was cut off, instead of leaving the job running forever. The
+// webhook URL is sealed in the job record, and one the previous version stored in the clear is still
+// delivered, after the SSRF guard has checked it again.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,11 +10,15 @@ import { QueueScheduler } from '../../../src/jobs/queue-scheduler.ts';
 import { RedisJobStore } from '../../../src/jobs/redis-store.ts';
 import type { QueuedItem } from '../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../src/jobs/sealing.ts';
+import { createSharedJobs } from '../../../src/jobs/shared.ts';
 import type { JobRecord, Lease } from '../../../src/jobs/store.ts';
 import { JobsUnavailableError } from '../../../src/jobs/types.ts';
 import { connectRedis, type SharedRedis } from '../../../src/ops/redis.ts';
+import type { Prediction } from '../../../src/scoring/types.ts';
+import { testConfig } from '../../helpers/app.ts';
 import { startRedis, type RedisServer } from '../../helpers/redis.ts';
 import { until } from '../../helpers/wait.ts';
+import { startReceiver, verifyStandardWebhook } from '../../helpers/webhook-receiver.ts';
 
 let server: RedisServer;
 let redis: SharedRedis;
@@ -43,8 +49,9 @@ const leaseOf = (r: JobRecord, chars: number): Lease => ({
   items: r.ids.length,
   ...(r.idempotency === undefined ? {} : { idempotencyKey: r.idempotency.key }),
 });
+const sealer = new Sealer(randomBytes(32));
 /** A store with a key prefix of its own, so its counters start at zero. */
-const freshStore = (leaseMs = 60_000) => new RedisJobStore(redis.command, `${redis.prefix}-${randomUUID().slice(0, 8)}`, { leaseMs });
+const freshStore = (leaseMs = 60_000, prefix = `${redis.prefix}-${randomUUID().slice(0, 8)}`) => new RedisJobStore(redis.command, prefix, { leaseMs, sealer });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const score = { harmfulness_score: 0.1, is_harmful: false, risk_level: 'Safe' as const, predatory_user: 'neither' as const, user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
 
@@ -219,5 +226,83 @@ describe('QueueScheduler hands an item it gave up on back to its job', () => {
     expect(lost[0]!.item).toMatchObject({ jobId: item.jobId, index: 0, id: 'conv-0', chars: 9 });
     expect(lost[0]!.detail).toMatch(/could not be scored/);
     await scheduler.drain(AbortSignal.timeout(2000));
+  });
+});
+
+describe('the webhook URL is sealed in the job record', () => {
+  const url = 'https://hooks.example/cb?token=MARKER-url-5e2c';
+
+  it('is stored sealed and read back; one stored in the clear (by the previous version) reads as it is; one sealed under another key or for another job reads as ""', async () => {
+    const prefix = `${redis.prefix}-${randomUUID().slice(0, 8)}`;
+    const store = freshStore(60_000, prefix);
+    const r: JobRecord = { ...record(['a']), webhook: { url, status: 'pending', attempts: 0 } };
+    expect(await store.reserve(leaseOf(r, 9), limits)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    const key = `${prefix}:job:${r.id}`;
+    const stored = (await redis.command.hget(key, 'webhookUrl'))!;
+    expect(stored).not.toContain('MARKER');
+    expect(stored).not.toContain('hooks.example');
+    expect(Buffer.from(stored, 'base64').toString('latin1')).not.toContain('MARKER');
+    expect((await store.get(r.id))?.webhook).toEqual({ url, status: 'pending', attempts: 0 });
+    // A rolling upgrade: the previous version's replicas wrote the URL as it came.
+    await redis.command.hset(key, 'webhookUrl', url);
+    expect((await store.get(r.id))?.webhook?.url).toBe(url);
+    await redis.command.hset(key, 'webhookUrl', 'http://hooks.example:8080/cb');
+    expect((await store.get(r.id))?.webhook?.url).toBe('http://hooks.example:8080/cb');
+    // Sealed under another REDIS_ENCRYPTION_KEY_FILE, moved from another job, or altered: unreadable,
+    // while the rest of the record still reads.
+    for (const other of [new Sealer(randomBytes(32)).sealText(url, `${r.id}:webhook_url`), sealer.sealText(url, `${randomUUID()}:webhook_url`), `${stored.slice(0, -4)}AAA=`]) {
+      await redis.command.hset(key, 'webhookUrl', other);
+      expect((await store.get(r.id))?.webhook).toEqual({ url: '', status: 'pending', attempts: 0 });
+    }
+  });
+
+  it('a webhook URL the previous version stored in the clear is delivered to when WEBHOOK_ALLOWED_HOSTS still lists it, and not sent when it does not', async () => {
+    const receiver = await startReceiver();
+    const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await shared.whenReady(5000);
+    // Items wait at the scorer until the records have been rewritten as the previous version wrote them.
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
+    const jobs = createSharedJobs(
+      {
+        config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_BASE_MS: '20' }),
+        scorer: { ready: true, score: async () => (await gate, [prediction]) },
+        registry: new Registry(),
+        logger: { info: () => {}, warn: () => {} },
+      },
+      { redis: shared, sealer, lockMs: 5000 },
+    );
+    try {
+      const submit = async (webhookUrl: string) => {
+        const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl });
+        if (!r.ok) throw new Error(r.detail);
+        return r.job.job_id;
+      };
+      const allowed = await submit(receiver.url('/sealed-now'));
+      const moved = await submit(receiver.url('/sealed-too'));
+      await redis.command.hset(`${shared.prefix}:job:${allowed}`, 'webhookUrl', receiver.url('/legacy?token=MARKER-legacy'));
+      await redis.command.hset(`${shared.prefix}:job:${moved}`, 'webhookUrl', 'https://evil.example/steal?token=MARKER-legacy');
+      release();
+      const settled = async (id: string) =>
+        until(async () => {
+          const j = await jobs.get('key_a', id);
+          return j?.webhook?.status === 'delivered' || j?.webhook?.status === 'failed' ? j : undefined;
+        }, 20_000);
+      const a = await settled(allowed);
+      const b = await settled(moved);
+      expect(a.webhook).toEqual({ status: 'delivered', attempts: 1 });
+      expect(receiver.requests.map((q) => q.path)).toEqual(['/legacy?token=MARKER-legacy']);
+      expect(verifyStandardWebhook(secret, receiver.requests[0]!)).toBe(true);
+      expect(JSON.parse(receiver.requests[0]!.body).data.job_id).toBe(allowed);
+      expect(b.webhook).toEqual({ status: 'failed', attempts: 0, last_error: 'Not sent: webhook_url host evil.example:443 is not in WEBHOOK_ALLOWED_HOSTS' });
+    } finally {
+      release();
+      await jobs.drain(2000);
+      await shared.close();
+      await receiver.close();
+    }
   });
 });

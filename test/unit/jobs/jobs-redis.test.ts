@@ -1,7 +1,8 @@
 // Several replicas sharing a real Redis server (REDIS_URL): one per-key rate limit, jobs readable and
 // run on any replica, a replica killed mid-job losing nothing, each webhook delivered once, and no
-// conversation text in Redis. Two service instances each time, scored by the real engine.
+// conversation text or webhook URL in Redis. Two service instances each time, scored by the real engine.
 import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messagesToConversation, type Message } from '../../../src/routes/v2/messages.ts';
 import { until } from '../../helpers/wait.ts';
@@ -13,6 +14,8 @@ import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpe
 
 const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
 const MARKER = 'MARKER-4f7a2b-never-in-redis';
+/** The receiver's token in a webhook URL's query: sealed like the conversations. */
+const URL_MARKER = 'URLMARKER-93c1d0-never-in-redis';
 
 let redis: RedisServer;
 let receiver: Receiver;
@@ -63,6 +66,34 @@ interface PolledJob {
   webhook?: { status: string; attempts: number };
 }
 const pollJob = async (url: string): Promise<PolledJob> => (await (await fetch(url, { headers: bearer() })).json()) as PolledJob;
+
+/** Every key in the Redis server with all it holds, one line per key: names, fields, members, values. */
+async function dumpRedis(): Promise<string> {
+  const c = new Redis(redis.url);
+  const lines: string[] = [];
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await c.scan(cursor, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) {
+        const type = await c.type(key);
+        const value =
+          type === 'string' ? [await c.get(key)]
+          : type === 'hash' ? Object.entries(await c.hgetall(key)).flat()
+          : type === 'list' ? await c.lrange(key, 0, -1)
+          : type === 'set' ? await c.smembers(key)
+          : type === 'zset' ? await c.zrange(key, 0, -1)
+          : type === 'stream' ? (await c.xrange(key, '-', '+')).flatMap(([id, fields]) => [id, ...fields])
+          : [`(${type})`];
+        lines.push(`${key} ${type} ${value.join(' ')}`);
+      }
+    } while (cursor !== '0');
+  } finally {
+    c.disconnect();
+  }
+  return lines.join('\n');
+}
 
 
 describe('the per-key rate limit holds exactly across replicas', () => {
@@ -140,8 +171,10 @@ describe('v2 jobs through Redis and BullMQ', () => {
     expect([ra.headers['idempotent-replayed'], rb.headers['idempotent-replayed']].filter((h) => h === 'true')).toHaveLength(1);
   });
 
-  it('delivers each webhook exactly once, signed, and puts no conversation text in Redis', async () => {
+  it('delivers each webhook exactly once, signed, and puts no conversation text and no webhook URL in Redis', async () => {
     const monitor = await redis.monitor();
+    let ids: string[] = [];
+    let stored = '';
     try {
       const [a, b] = await twoReplicas(sharedEnv());
       const submit = (t: TestApp, n: number) =>
@@ -149,17 +182,21 @@ describe('v2 jobs through Redis and BullMQ', () => {
           method: 'POST',
           url: '/v2/predict/batch',
           headers: bearer(TEST_KEY),
-          payload: { mode: 'batch', webhook_url: receiver.url('/hook'), conversations: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, messages: messages(6, i) })) },
+          payload: { mode: 'batch', webhook_url: receiver.url(`/hook/path?token=${URL_MARKER}`), conversations: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, messages: messages(6, i) })) },
         });
-      const ids = [(await submit(a, 4)).json().job_id, (await submit(b, 3)).json().job_id, (await submit(a, 5)).json().job_id];
+      ids = [(await submit(a, 4)).json().job_id, (await submit(b, 3)).json().job_id, (await submit(a, 5)).json().job_id];
       await receiver.waitFor(3, 30_000);
       // Time for a duplicate to arrive, were there one.
       await new Promise((r) => setTimeout(r, 500));
       const delivered = receiver.requests.map((r) => JSON.parse(r.body).data.job_id as string);
       expect(delivered.sort()).toEqual([...ids].sort());
       for (const r of receiver.requests) expect(verifyStandardWebhook(SECRET, r)).toBe(true);
+      // Delivered to the URL as submitted, token included: the sealed URL opens on either replica.
+      expect(receiver.requests.map((r) => r.path)).toEqual(Array.from({ length: 3 }, () => `/hook/path?token=${URL_MARKER}`));
       const job = (await b.app.inject({ method: 'GET', url: `/v2/predict/batch/${ids[0]}`, headers: bearer() })).json();
       expect(job.webhook).toMatchObject({ status: 'delivered', attempts: 1 });
+      // What stays in Redis while the finished jobs live (JOB_RESULT_TTL_MS): every key and value.
+      stored = await dumpRedis();
     } finally {
       await monitor.stop();
     }
@@ -167,8 +204,21 @@ describe('v2 jobs through Redis and BullMQ', () => {
     // The monitor saw the queued items (sealed) and the stored scores, so it was watching the right server.
     expect(seen).toMatch(/sealed/);
     expect(seen).toMatch(/harmfulness_score/);
+    expect(seen).toMatch(/webhookUrl/);
     expect(seen).not.toContain(MARKER);
     expect(seen).not.toContain('private words');
+    expect(seen).not.toContain(URL_MARKER);
+    expect(seen).not.toContain('/hook/path');
+    // The scan read the jobs' records, with their (sealed) webhook URL and their results.
+    for (const id of ids) expect(stored).toMatch(new RegExp(`:job:${id} hash .*webhookUrl`));
+    expect(stored).toMatch(/harmfulness_score/);
+    expect(stored).not.toContain(MARKER);
+    expect(stored).not.toContain('private words');
+    expect(stored).not.toContain(URL_MARKER);
+    expect(stored).not.toContain('/hook/path');
+    // Nor the caller's API key, nor the webhook signing secret.
+    expect(stored).not.toContain(TEST_KEY);
+    expect(stored).not.toContain(SECRET.slice('whsec_'.length));
   });
 
   it('while Redis is unreachable from the start: says so in the log and dependency_up 0, /metrics still answers, jobs 503 with Retry-After, /readyz names redis_unreachable; v1 scoring still works', async () => {

@@ -32,6 +32,16 @@ describe('sealing queued conversations (AES-256-GCM)', () => {
     expect(() => sealer.open('c2hvcnQ=', 'job-1:0')).toThrow(/too short/);
   });
 
+  it('seals any text the same way (a webhook URL): bound to its context, and never readable as a URL', () => {
+    const url = 'https://hooks.example/cb?token=MARKER-url';
+    const sealed = sealer.sealText(url, 'job-1:webhook_url');
+    expect(sealed).not.toContain(':');
+    expect(() => new URL(sealed)).toThrow();
+    expect(Buffer.from(sealed, 'base64').toString('latin1')).not.toContain('MARKER');
+    expect(sealer.openText(sealed, 'job-1:webhook_url')).toBe(url);
+    expect(() => sealer.openText(sealed, 'job-2:webhook_url')).toThrow();
+  });
+
   it('needs a 32-byte key', () => {
     expect(() => new Sealer(randomBytes(16))).toThrow(/32-byte/);
   });
