@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance,
 import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.ts';
+import { BodyBudget } from './http/body-budget.ts';
 import { codePointLengths } from './http/code-point-lengths.ts';
 import { registerFramingCheck } from './http/framing.ts';
 import { registerConnectionTracking } from './http/connection.ts';
@@ -146,6 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (shared !== undefined) metrics?.observeDependency('redis', () => shared.ready());
   await app.register(healthRoutes, { scorer, dependencies });
 
+  const bodyBudget = new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES);
+  metrics?.observeInflightBodies(() => bodyBudget.used);
   const routeDeps: ProtectedRouteDeps = {
     config,
     logger,
@@ -161,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       rateLimitWindowMs: config.RATE_LIMIT_WINDOW_MS,
       metrics,
       shared,
+      bodyBudget,
     });
     await scope.register(predictRoutes, routeDeps);
     await scope.register(infoRoute, { scorer });

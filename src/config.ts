@@ -44,6 +44,8 @@ export interface Config {
   KEEP_ALIVE_TIMEOUT_MS: number;
   SHUTDOWN_GRACE_MS: number;
   BODY_LIMIT_BYTES: number;
+  /** Request-body bytes in flight across all requests (http/body-budget.ts); beyond it 503, above it 413. */
+  MAX_INFLIGHT_BODY_BYTES: number;
   // Preview /v2 settings: declared here so every variable is validated in one place.
   /** The decoded HMAC key of WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE): parsed here, once. */
   WEBHOOK_SIGNING_KEY: Buffer | undefined;
@@ -128,6 +130,7 @@ export const configSchema = {
     KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS },
     SHUTDOWN_GRACE_MS: duration(10_000),
     BODY_LIMIT_BYTES: positive(32 * 1024 * 1024),
+    MAX_INFLIGHT_BODY_BYTES: positive(64 * 1024 * 1024),
     WEBHOOK_SECRET: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
     WEBHOOK_SECRET_FILE: { type: 'string', minLength: 1 },
     WEBHOOK_ALLOWED_HOSTS: { type: 'string', default: '' },

@@ -13,12 +13,15 @@ export class HttpError extends Error {
   readonly statusCode: number;
   readonly detail: string;
   readonly headers: Record<string, string>;
-  constructor(statusCode: number, detail: string, headers: Record<string, string> = {}) {
+  /** Refused before its body was read: read and drop the rest so the client sees this answer. */
+  readonly drainBody: boolean;
+  constructor(statusCode: number, detail: string, headers: Record<string, string> = {}, options: { drainBody?: boolean } = {}) {
     super(detail);
     this.name = 'HttpError';
     this.statusCode = statusCode;
     this.detail = detail;
     this.headers = headers;
+    this.drainBody = options.drainBody ?? false;
   }
 }
 
@@ -221,7 +224,7 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     } else if (error instanceof ScoringError) {
       request.log.warn({ scoring_error: error.kind }, 'scoring unavailable');
     }
-    if ((error as Partial<FastifyError>).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    if ((error as Partial<FastifyError>).code === 'FST_ERR_CTP_BODY_TOO_LARGE' || answer.drainBody) {
       // Fastify closes the connection after a body error, but the client is still sending the body it
       // was refused: closed under it, the socket resets and most clients report EPIPE instead of this
       // 413. Kept open, the rest of the body is read and dropped (no longer than REQUEST_TIMEOUT_MS

@@ -1,10 +1,12 @@
 // The protected context: every route registered inside it is authenticated (onRequest, before the
-// body is read) and rate limited per API key. Encapsulation keeps both off the public probes.
+// body is read), rate limited per API key, and its body admitted against the app's in-flight budget
+// (preParsing). Encapsulation keeps all three off the public probes.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Metrics } from '../ops/metrics.ts';
 import type { SharedRedis } from '../ops/redis.ts';
 import { bearerAuth, type ApiKey } from './auth.ts';
+import { registerBodyBudget, type BodyBudget } from './body-budget.ts';
 import { HttpError } from './errors.ts';
 
 export interface ProtectedContextOptions {
@@ -14,6 +16,8 @@ export interface ProtectedContextOptions {
   metrics: Metrics | undefined;
   /** With Redis, every replica counts against the same per-key window. */
   shared?: SharedRedis | undefined;
+  /** Request-body bytes in flight across the whole app. */
+  bodyBudget: BodyBudget;
 }
 
 /** Auth then rate limit; the caller registers its routes on the returned scope afterwards. */
@@ -37,6 +41,8 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
     errorResponseBuilder: (_request, context) =>
       new HttpError(429, `Rate limit exceeded: ${context.max} requests per window; retry in ${context.after}`),
   });
+  // After auth and the rate limit (onRequest): only an admitted request's body is counted and read.
+  registerBodyBudget(scope, opts.bodyBudget);
   const windowSeconds = Math.ceil(opts.rateLimitWindowMs / 1000);
   scope.addHook('onSend', async (_request, reply, payload) => {
     addStandardRateLimitHeaders(reply, windowSeconds);

@@ -32,6 +32,8 @@ export interface Metrics {
   recordObservation(observation: ScoreObservation): void;
   /** One explained conversation and the index of its first alert (null: no message crossed 0.5). */
   recordExplanation(firstAlertIndex: number | null): void;
+  /** Exports the request-body bytes in flight (http/body-budget.ts), read at scrape time. */
+  observeInflightBodies(bytes: () => number): void;
   /** Exports the served certificate's expiry, read from `notAfter` at scrape time. */
   observeCertificate(notAfter: () => Date): void;
   /** Exports `dependency_up{dependency=name}`, read from `up` at scrape time. */
@@ -44,6 +46,7 @@ export function createMetrics(): Metrics {
   let scorer: ScorerState | undefined;
   const dependencies = new Map<string, () => boolean>();
   let certificateNotAfter: (() => Date) | undefined;
+  let inflightBodies: (() => number) | undefined;
   const registers = [registry];
 
   const httpRequests = new Counter({
@@ -127,6 +130,14 @@ export function createMetrics(): Metrics {
     },
   });
   new Gauge({
+    name: `${PREFIX}inflight_body_bytes`,
+    help: 'Request-body bytes admitted and not yet answered, against MAX_INFLIGHT_BODY_BYTES (beyond it: 503).',
+    registers,
+    collect() {
+      this.set(inflightBodies?.() ?? 0);
+    },
+  });
+  new Gauge({
     name: `${PREFIX}tls_certificate_expiry_timestamp_seconds`,
     help: "Unix time at which the API listener's TLS certificate expires (after a reload, the new one's); absent with TLS_MODE=off.",
     registers,
@@ -163,6 +174,9 @@ export function createMetrics(): Metrics {
     recordObservation(o) {
       inferenceDuration.observe(o.inferenceSeconds);
       for (const n of o.segments) segmentsPerConversation.observe(n);
+    },
+    observeInflightBodies(bytes) {
+      inflightBodies = bytes;
     },
     observeCertificate(notAfter) {
       certificateNotAfter = notAfter;

@@ -1,5 +1,12 @@
 // The engine's front door: verifies the model package, owns the worker pool, splits work into tasks,
 // enforces the queue bound and the per-request timeout, and maps every failure to a ScoringError.
+//
+// A call's conversations go to the pool in tasks of at most TASK_CHARS characters, at most `workers`
+// of them at once per call, so a batch of 100 long chats is streamed through the workers rather than
+// copied into them at once (memory), and other calls' tasks take turns with it (fairness). Large calls
+// share all pool slots but one, so a small request (one chat, a short batch) never waits for a slot
+// behind them: it runs beside the large work, interleaved with it at ONNX-batch granularity.
+import PQueue from 'p-queue';
 import { preview } from './aggregate.ts';
 import { loadModelPackage } from './model-package.ts';
 import { QueueFullError, ScoringPool, type PoolTask } from './pool.ts';
@@ -41,23 +48,28 @@ export interface EngineScorer extends Scorer {
 }
 
 /**
- * Splits a batch into at most `parts` groups of similar total length (longest conversation first, onto
- * the lightest group), so every worker gets a fair share. Returns indices into `requests`, each group
- * in input order.
+ * Most characters one pool task carries (a longer conversation is a task of its own): what a worker
+ * holds and tokenizes at once, and how long a small request can wait for a slot's current task.
  */
-export function splitByCharacters(requests: readonly ScoreRequest[], parts: number): number[][] {
-  const n = Math.min(parts, requests.length);
-  if (n <= 1) return [requests.map((_, i) => i)];
-  const order = requests.map((_, i) => i).sort((a, b) => (requests[b] as ScoreRequest).conversation.length - (requests[a] as ScoreRequest).conversation.length);
-  const groups: number[][] = Array.from({ length: n }, () => []);
-  const load = new Array<number>(n).fill(0);
-  for (const i of order) {
-    let lightest = 0;
-    for (let g = 1; g < n; g++) if ((load[g] as number) < (load[lightest] as number)) lightest = g;
-    (groups[lightest] as number[]).push(i);
-    load[lightest] = (load[lightest] as number) + (requests[i] as ScoreRequest).conversation.length + 1;
-  }
-  for (const g of groups) g.sort((a, b) => a - b);
+export const TASK_CHARS = 200_000;
+/** A call of at most this many characters is small: it never waits behind large calls for a slot. */
+export const SMALL_CALL_CHARS = 50_000;
+
+/** Consecutive groups of `requests` of at most `maxChars` characters each (a longer one alone). */
+export function chunkByCharacters(requests: readonly ScoreRequest[], maxChars: number): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let chars = 0;
+  requests.forEach((r, i) => {
+    if (current.length > 0 && chars + r.conversation.length > maxChars) {
+      groups.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(i);
+    chars += r.conversation.length;
+  });
+  if (current.length > 0) groups.push(current);
   return groups;
 }
 
@@ -67,9 +79,13 @@ class PooledScorer implements EngineScorer {
   #manifest: ModelManifest | undefined;
   #loadError: string | undefined;
   #closed = false;
+  /** Large calls' tasks: every pool slot but one, first come first served across calls. */
+  readonly #largeWork: PQueue;
 
   constructor(options: ScorerOptions) {
     this.#options = options;
+    const slots = options.workers * (options.tasksPerWorker ?? 2);
+    this.#largeWork = new PQueue({ concurrency: Math.max(1, slots - 1) });
   }
 
   get ready(): boolean {
@@ -123,11 +139,41 @@ class PooledScorer implements EngineScorer {
     const signal = options?.signal;
     if (signal?.aborted) throw new ScoringError('timeout', 'scoring cancelled before it started');
 
-    const groups = splitByCharacters(requests, this.#options.workers);
-    const tasks: PoolTask[] = groups.map((g) => pool.submit(g.map((i) => requests[i] as ScoreRequest)));
+    const groups = chunkByCharacters(requests, TASK_CHARS);
+    const totalChars = requests.reduce((n, r) => n + r.conversation.length, 0);
+    const gate = totalChars > SMALL_CALL_CHARS ? this.#largeWork : undefined;
+    // Ends the call's waiting (in the large-work queue) and withdraws its queued pool tasks.
+    const stop = new AbortController();
+    const running = new Set<PoolTask>();
     const cancelAll = (): void => {
-      for (const t of tasks) t.cancel();
+      stop.abort();
+      for (const t of running) t.cancel();
     };
+    const results = new Array<WorkerResult>(groups.length);
+    const runGroup = async (g: number): Promise<void> => {
+      const submit = async (): Promise<WorkerResult> => {
+        const task = pool.submit((groups[g] as number[]).map((i) => requests[i] as ScoreRequest));
+        running.add(task);
+        try {
+          return await task.result;
+        } finally {
+          running.delete(task);
+        }
+      };
+      if (gate === undefined) {
+        results[g] = await submit();
+        return;
+      }
+      // MAX_QUEUE bounds what waits for a slot here too, as it does in the pool's own queue.
+      if (gate.size >= this.#options.maxQueue) throw new QueueFullError();
+      results[g] = await gate.add(submit, { signal: stop.signal });
+    };
+    // At most `workers` of this call's tasks wait or run at once: the next starts as one finishes.
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < groups.length && !stop.signal.aborted) await runGroup(next++);
+    };
+    const all = Promise.all(Array.from({ length: Math.min(this.#options.workers, groups.length) }, lane));
 
     const timeoutMs = options?.timeoutMs ?? this.#options.timeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -147,7 +193,7 @@ class PooledScorer implements EngineScorer {
     });
 
     try {
-      const results = await Promise.race([Promise.all(tasks.map((t) => t.result)), stopped]);
+      await Promise.race([all, stopped]);
       return this.#assemble(requests, groups, results);
     } catch (err) {
       cancelAll();
@@ -158,8 +204,8 @@ class PooledScorer implements EngineScorer {
     } finally {
       clearTimeout(timer);
       if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-      // Rejections of tasks that lost the race are expected; keep them from surfacing as unhandled.
-      for (const t of tasks) t.result.catch(() => {});
+      // Rejections of work that lost the race are expected; keep them from surfacing as unhandled.
+      all.catch(() => {});
     }
   }
 
@@ -169,8 +215,8 @@ class PooledScorer implements EngineScorer {
     const segments = new Array<number>(requests.length);
     results.forEach((result, g) => {
       if (result.kind !== 'scored') throw new Error(`worker answered ${result.kind} to a scoring task`);
-      // Tasks run in parallel: the request spent as long in inference as its slowest task.
-      inferenceSeconds = Math.max(inferenceSeconds, result.inferenceSeconds);
+      // Worker time of the call, summed over its tasks (they run in turns and side by side).
+      inferenceSeconds += result.inferenceSeconds;
       const indices = groups[g] as number[];
       result.predictions.forEach((p: WorkerPrediction, k) => {
         const i = indices[k] as number;

@@ -1,7 +1,7 @@
 // minLength and maxLength count Unicode code points, as Ajv's own keywords do, but decide most strings
 // from their length alone: a batch of 100 conversations of 315,000 characters is validated without
 // walking them (Ajv's walk blocked the event loop about 400 ms).
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { atLeastCodePoints, atMostCodePoints, codePointLengths } from '../../../src/http/code-point-lengths.ts';

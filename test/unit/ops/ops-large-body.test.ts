@@ -17,7 +17,9 @@ const BOMB_BYTES = 33_000_000;
 let server: ServerProcess;
 
 beforeAll(async () => {
-  server = await startServerProcess({ API_KEYS: TEST_KEY, MODEL_DIR: 'test/fixtures/contract-model', RATE_LIMIT_MAX: '1000' });
+  // Room for four 33 MB bodies at once: what is timed here is the nesting check, not admission
+  // (the in-flight budget has its own tests, http-body-budget.test.ts).
+  server = await startServerProcess({ API_KEYS: TEST_KEY, MODEL_DIR: 'test/fixtures/contract-model', RATE_LIMIT_MAX: '1000', MAX_INFLIGHT_BODY_BYTES: String(200_000_000) });
 });
 afterAll(async () => {
   server.child.kill('SIGKILL');

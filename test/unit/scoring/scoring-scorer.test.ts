@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScorer, splitByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
+import { createScorer, chunkByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { packageWithSlowTokenizer } from '../../helpers/model-package.ts';
 import { ScoringError, type Prediction, type ScoreObservation, type ScoreRequest } from '../../../src/scoring/types.ts';
 
@@ -275,17 +275,62 @@ describe('per-request timeout', () => {
   });
 });
 
-describe('splitByCharacters balances a batch across workers', () => {
-  it('puts every index in exactly one group, each group in input order', () => {
-    const reqs = [10, 500, 20, 480, 30, 5].map((n) => ({ conversation: 'x'.repeat(n) }));
-    const groups = splitByCharacters(reqs, 2);
-    expect(groups.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5]);
-    for (const g of groups) expect(g).toEqual([...g].sort((a, b) => a - b));
-    const loads = groups.map((g) => g.reduce((s, i) => s + reqs[i]!.conversation.length, 0));
-    expect(Math.abs(loads[0]! - loads[1]!)).toBeLessThan(100);
+describe('large calls are streamed through the pool and never hold every slot', () => {
+  it('a small call made while a large batch is being scored finishes long before it, with the scores it gets alone', async () => {
+    const scorer = await createScorer({ ...base, workers: 1, modelDir: FIXTURE, timeoutMs: 120_000 });
+    try {
+      const big = Array.from({ length: 12 }, (_, i) => ({ conversation: `${longChat(150_000)}\nuser2: ${i}` }));
+      const small = [{ conversation: chat(10) }];
+      const [alone] = await scorer.score(small);
+      // Two large calls: together they could fill both of the worker's slots.
+      let bigDone = 0;
+      const large = [scorer.score(big), scorer.score(big)].map((p) =>
+        p.then((x) => {
+          bigDone++;
+          return x;
+        }),
+      );
+      for (const p of large) p.catch(() => {});
+      await new Promise((r) => setTimeout(r, 50));
+      const [beside] = await scorer.score(small);
+      // Both large calls still have most of their 12 tasks to run when the small one is answered.
+      expect(bigDone).toBe(0);
+      // Batched with other work in one ONNX run, padding moves the floats a hair; nothing else changes.
+      expect(beside?.harmful_score).toBeCloseTo(alone?.harmful_score ?? -1, 5);
+      for (const side of ['neither', 'user1', 'user2'] as const) expect(beside?.user_probabilities[side]).toBeCloseTo(alone?.user_probabilities[side] ?? -1, 5);
+      expect([beside?.risk_level, beside?.predatory_user]).toEqual([alone?.risk_level, alone?.predatory_user]);
+      for (const p of large) expect(await p).toHaveLength(12);
+    } finally {
+      await scorer.close();
+    }
   });
-  it('uses one group for one request or one worker', () => {
-    expect(splitByCharacters([{ conversation: 'a' }], 4)).toEqual([[0]]);
-    expect(splitByCharacters([{ conversation: 'a' }, { conversation: 'b' }], 1)).toEqual([[0, 1]]);
+
+  it('MAX_QUEUE bounds the large calls waiting for a slot: beyond it a call is refused overloaded at once', async () => {
+    const scorer = await createScorer({ ...base, workers: 1, maxQueue: 1, modelDir: FIXTURE, timeoutMs: 120_000 });
+    try {
+      const big = Array.from({ length: 6 }, () => ({ conversation: longChat(150_000) }));
+      const running = [scorer.score(big), scorer.score(big)];
+      const third = await rejection(scorer.score(big));
+      expect(third.kind).toBe('overloaded');
+      await Promise.all(running);
+    } finally {
+      await scorer.close();
+    }
+  });
+});
+
+describe('chunkByCharacters cuts a batch into pool tasks of bounded size', () => {
+  it('keeps input order, puts every index in one group, and never passes the limit except with a single longer conversation', () => {
+    const reqs = [10, 500, 20, 480, 30, 5, 1200, 1].map((n) => ({ conversation: 'x'.repeat(n) }));
+    const groups = chunkByCharacters(reqs, 600);
+    expect(groups.flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    for (const g of groups) {
+      const chars = g.reduce((s, i) => s + reqs[i]!.conversation.length, 0);
+      expect(chars <= 600 || g.length === 1).toBe(true);
+    }
+    expect(groups).toEqual([[0, 1, 2], [3, 4, 5], [6], [7]]);
+  });
+  it('uses one group for one request', () => {
+    expect(chunkByCharacters([{ conversation: 'a' }], 4)).toEqual([[0]]);
   });
 });

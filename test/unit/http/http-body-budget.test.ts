@@ -1,0 +1,102 @@
+// Memory is bounded by admission: request bodies in flight across all requests and keys share
+// MAX_INFLIGHT_BODY_BYTES. A body is counted from admission (its Content-Length, or a chunked body's
+// bytes as they arrive) until its answer is written or its connection drops; beyond the budget a
+// request is refused 503 with Retry-After before its body is read, and one that could never fit 413.
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startListeners, type Listeners } from '../../../src/http/listeners.ts';
+import { startTestApp, OTHER_KEY, TEST_KEY, type TestApp } from '../../helpers/app.ts';
+import { until } from '../../helpers/wait.ts';
+
+const BUDGET = 200_000;
+let t: TestApp;
+let l: Listeners;
+let port: number;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { TLS_MODE: 'off', MAX_INFLIGHT_BODY_BYTES: String(BUDGET), RATE_LIMIT_MAX: '1000' } });
+  l = await startListeners({ app: t.app, metricsServer: undefined, config: t.config });
+  port = Number(new URL(l.appUrl).port);
+});
+afterAll(async () => {
+  await l.close();
+  await t.close();
+});
+
+const body = (chars: number) => JSON.stringify({ conversations: [`user1: ${'hello there '.repeat(Math.ceil(chars / 12))}`.slice(0, chars)] });
+const head = (key: string, extra: string) => `POST /batch_predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+
+/** A request whose headers and first bytes are sent, the rest held back until `finish`. */
+function started(key: string, payload: string, sendFirst: number): { socket: Socket; answer: Promise<string>; finish(): void } {
+  const socket = connect(port, '127.0.0.1');
+  let out = '';
+  socket.on('data', (d: Buffer) => (out += d.toString('latin1')));
+  socket.on('error', () => {});
+  const answer = new Promise<string>((resolve) => {
+    socket.on('data', () => {
+      if (/\r\n\r\n/.test(out) && /content-length: (\d+)/i.test(out)) {
+        const n = Number(/content-length: (\d+)/i.exec(out)?.[1]);
+        if (Buffer.byteLength(out.split('\r\n\r\n').slice(1).join('\r\n\r\n'), 'latin1') >= n) resolve(out);
+      }
+    });
+    socket.on('close', () => resolve(out));
+  });
+  socket.write(head(key, `Content-Length: ${Buffer.byteLength(payload)}\r\n`) + payload.slice(0, sendFirst));
+  return { socket, answer, finish: () => socket.write(payload.slice(sendFirst)) };
+}
+
+const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+const inflight = async () => Number(/^conversation_risk_inflight_body_bytes (\d+)/m.exec(await t.metrics.registry.metrics())?.[1]);
+
+describe('request bodies in flight share MAX_INFLIGHT_BODY_BYTES', () => {
+  it('a body larger than the whole budget is refused 413 naming the limit', async () => {
+    const res = await fetch(`${l.appUrl}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: body(BUDGET + 10) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ detail: `Request body exceeds the in-flight limit of ${BUDGET} bytes` });
+  });
+
+  it("while one key's large body is in flight, another key's large body gets 503 with Retry-After at once; once answered, it fits", async () => {
+    const payload = body(150_000);
+    const first = started(TEST_KEY, payload, 1000);
+    await until(async () => ((await inflight()) === Buffer.byteLength(payload) ? true : undefined), 5000);
+    const refused = await fetch(`${l.appUrl}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${OTHER_KEY}`, 'content-type': 'application/json' }, body: payload });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/in flight/);
+    // A small request still fits beside it.
+    const small = await fetch(`${l.appUrl}/predict`, { method: 'POST', headers: { authorization: `Bearer ${OTHER_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ conversation: 'user1: hi\nuser2: hello' }) });
+    expect(small.status).toBe(200);
+    first.finish();
+    expect(statusOf(await first.answer)).toBe(200);
+    first.socket.destroy();
+    await until(async () => ((await inflight()) === 0 ? true : undefined), 5000);
+    const admitted = await fetch(`${l.appUrl}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${OTHER_KEY}`, 'content-type': 'application/json' }, body: payload });
+    expect(admitted.status).toBe(200);
+  });
+
+  it('a client that drops its connection mid-body gives its share back', async () => {
+    const payload = body(150_000);
+    const dropped = started(TEST_KEY, payload, 1000);
+    await until(async () => ((await inflight()) > 0 ? true : undefined), 5000);
+    dropped.socket.destroy();
+    await until(async () => ((await inflight()) === 0 ? true : undefined), 5000);
+  });
+
+  it('a chunked body is counted as it arrives and refused 503 at the chunk that does not fit', async () => {
+    const payload = body(150_000);
+    const first = started(TEST_KEY, payload, 1000);
+    await until(async () => ((await inflight()) > 0 ? true : undefined), 5000);
+    const chunked = await new Promise<string>((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+      s.on('error', () => {});
+      s.on('close', () => resolve(out));
+      const data = body(150_000);
+      s.write(`${head(OTHER_KEY, 'Transfer-Encoding: chunked\r\nConnection: close\r\n')}${data.length.toString(16)}\r\n${data}\r\n0\r\n\r\n`);
+    });
+    expect(statusOf(chunked)).toBe(503);
+    first.socket.destroy();
+    await until(async () => ((await inflight()) === 0 ? true : undefined), 5000);
+  });
+});
