@@ -13,6 +13,7 @@ import { registerFramingCheck } from './http/framing.ts';
 import { registerConnectionTracking } from './http/connection.ts';
 import { protectRoutes } from './http/protected.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { serverOptions, tlsContextOptions, type TlsMaterial } from './http/listeners.ts';
 import { redirectForwardedHttp } from './http/proxy.ts';
 import { createAudit } from './ops/audit.ts';
@@ -143,6 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await shared.whenReady(5000);
   }
 
+  // Public GET /openapi.json, generated from the schemas of every route registered after it.
+  await registerOpenApi(app);
   const dependencies: ReadinessDependency[] = shared === undefined ? [] : [{ reason: 'redis_unreachable', up: () => shared.ready() }];
   if (shared !== undefined) metrics?.observeDependency('redis', () => shared.ready());
   await app.register(healthRoutes, { scorer, dependencies });

@@ -1,0 +1,512 @@
+// GET /openapi.json: the API's OpenAPI 3.1 document, public, for clients, code generators and fuzzers.
+// @fastify/swagger (dynamic mode) builds it from the routes' own JSON Schemas (body, query, headers,
+// path parameters, success responses), so it cannot drift from what the routes validate and
+// serialize. This file adds only what those schemas do not say: which routes need the bearer key,
+// every error answer (`{detail}`) with its status and headers, the headers of success answers
+// (model version, rate limit, Location), names, summaries and examples.
+// test/api-contract/openapi.test.ts checks it against the app's routes, their behaviour and the spec.
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { errorBodySchema } from './errors.ts';
+
+export const OPENAPI_PATH = '/openapi.json';
+
+type Json = Record<string, unknown>;
+
+const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' } as const;
+const { $id: _id, ...errorBody } = errorBodySchema;
+const errorBodyComponent = { ...errorBody, required: [...errorBody.required] };
+
+const header = (description: string, schema: Json, required = false) => ({ description, required, schema });
+
+/** On every answer to an authenticated request (absent on 401/403, and while Redis is down: rate limit not enforced). */
+const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit': header('Requests allowed per window for this API key (`RATE_LIMIT_MAX`).', { type: 'integer', minimum: 0 }),
+  'x-ratelimit-remaining': header('Requests left to this API key in the current window.', { type: 'integer', minimum: 0 }),
+  'x-ratelimit-reset': header('Seconds until the current window ends.', { type: 'integer', minimum: 0 }),
+  'RateLimit-Policy': header('The same quota in the IETF httpapi draft\'s form: `"per-key";q=<limit>;w=<window seconds>`.', {
+    type: 'string',
+    pattern: '^"per-key";q=\\d+;w=\\d+$',
+  }),
+  RateLimit: header('The same figures in the IETF httpapi draft\'s form: `"per-key";r=<remaining>;t=<seconds to reset>`.', {
+    type: 'string',
+    pattern: '^"per-key";r=\\d+;t=\\d+$',
+  }),
+};
+
+const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, true);
+
+const MODEL_HEADERS = {
+  'X-Model-Version': header('`<name>@<version>` of the model that scored the answer.', { type: 'string', pattern: '^[^@]+@.+$' }, true),
+  'X-Model-Name': header('Name of the model that scored the answer.', { type: 'string' }, true),
+};
+
+interface ErrorDoc {
+  description: string;
+  /** Example details, as the service writes them. */
+  details: string[];
+  headers?: Json;
+}
+
+/** What each status means wherever it appears; a route may add examples of its own. */
+const ERRORS: Record<number, ErrorDoc> = {
+  401: {
+    description: 'No `Authorization: Bearer <key>` header, or a malformed one. Checked before the body is read.',
+    details: ['API key required (Bearer token)'],
+    headers: { 'WWW-Authenticate': header('Always `Bearer`.', { type: 'string', enum: ['Bearer'] }, true) },
+  },
+  403: { description: 'The key is not one of the configured API keys.', details: ['Invalid API key'] },
+  404: { description: 'No such resource.', details: ['Not found'] },
+  413: {
+    description: "The body is over the route's limit (`/predict`: 6,065,536 bytes; other routes: `BODY_LIMIT_BYTES`).",
+    details: ['Request body exceeds the limit of 6065536 bytes'],
+  },
+  414: { description: 'A path parameter (a job id) over 100 characters.', details: ['URI too long'] },
+  415: {
+    description: 'A body that is neither JSON nor text, or a compressed one (`Content-Encoding` other than `identity`).',
+    details: ['Unsupported media type: send application/json', 'Content-Encoding is not supported: send the body uncompressed'],
+  },
+  422: {
+    description: 'The body or the query is invalid; the detail names the field (never quoting its value).',
+    details: ['body: malformed JSON', 'body: unknown field "age_A"'],
+  },
+  429: {
+    description: "Over the API key's rate limit (`RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_MS`, shared by v1 and v2).",
+    details: ['Rate limit exceeded: 60 requests per window; retry in 42 seconds'],
+    headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS },
+  },
+  500: { description: 'A bug; logged with its stack frames, never with the request.', details: ['Prediction failed unexpectedly'] },
+  503: {
+    description: 'The model is not loaded (degraded), the scoring queue is full, or scoring missed its deadline: retry after `Retry-After`.',
+    details: ['Model is not loaded; the service is degraded', 'Scoring queue is full; retry later', 'Scoring did not finish in time; retry later'],
+    headers: { 'Retry-After': RETRY_AFTER },
+  },
+};
+
+const CATCH_ALL: Record<'4XX' | '5XX', ErrorDoc> = {
+  '4XX': {
+    description:
+      'Any other refused request: framing the service does not accept (400), an unknown route (404), headers or body too slow (408), headers too large (431).',
+    details: ['Bad request', 'Not found', 'Request timeout', 'Request headers too large'],
+  },
+  '5XX': { description: 'Any other server-side failure.', details: ['Internal server error'] },
+};
+
+// ---- Examples: real answers of the shipped model (rounded), checked against the schemas by the tests.
+
+const CHAT = 'user1: hey, how was school?\nuser2: fine, we had a test';
+const PREDICTION = {
+  conversation_preview: CHAT,
+  harmful_score: 0.0899,
+  is_harmful: false,
+  risk_level: 'Safe',
+  predatory_user: 'neither',
+  user_probabilities: { user1: 0.0898, user2: 0.000123, neither: 0.9101 },
+  confidence: 0.771,
+  num_segments: 1,
+  used_age_features: true,
+};
+const FLAGGED_CHAT = 'user1: asl\nuser2: 14 f u\nuser1: 32 m. u home alone?\nuser2: ya\nuser1: cool u got a cam?';
+const EXPLAINED = {
+  conversation_preview: FLAGGED_CHAT,
+  harmful_score: 0.967,
+  is_harmful: true,
+  risk_level: 'Critical',
+  predatory_user: 'user1',
+  user_probabilities: { user1: 0.93, user2: 0.037, neither: 0.033 },
+  confidence: 0.9,
+  num_segments: 1,
+  used_age_features: false,
+  explanation: {
+    turn_scores: [0.014, 0.0202, 0.511, 0.573, 0.967],
+    turn_lines: [0, 1, 2, 3, 4],
+    first_alert_index: 2,
+    evidence: [
+      { index: 2, user: 'user1', weight: 0.49, line: 2 },
+      { index: 4, user: 'user1', weight: 0.394, line: 4 },
+      { index: 3, user: 'user2', weight: 0.062, line: 3 },
+    ],
+  },
+};
+const { conversation_preview: _preview, harmful_score, ...scores } = PREDICTION;
+const V2_RESULT = { harmfulness_score: harmful_score, ...scores };
+const MESSAGES = [
+  { user: 'user1', text: 'hey, how was school?', timestamp: '2025-05-01T16:02:11Z' },
+  { user: 'user2', text: 'fine, we had a test', timestamp: '2025-05-01T16:02:40Z' },
+];
+const JOB_ID = 'job_3f9c2a71d4e84b0c9a6e1f2b5c7d8e90';
+
+const example = (summary: string, value: unknown) => ({ summary, value });
+
+interface SuccessDoc {
+  description: string;
+  headers?: Json;
+  examples?: Record<string, { summary: string; value: unknown }>;
+  links?: Json;
+}
+
+interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Public routes need no key and are never rate limited. */
+  auth: 'public' | 'bearer';
+  /** The success and other documented answers the route's schema declares, by status. */
+  answers: Record<string, SuccessDoc>;
+  /** Error statuses with a meaning on this route, beyond the 4XX/5XX catch-alls. */
+  errors: number[];
+  /** More example details for an error status on this route. */
+  errorDetails?: Record<number, string[]>;
+  requestExamples?: Record<string, { summary: string; value: unknown }>;
+}
+
+const SCORED = { ...MODEL_HEADERS, ...RATE_LIMIT_HEADERS };
+
+/** Every route the app serves, by `METHOD url` as Fastify registers it. */
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /health': {
+    operationId: 'getHealth',
+    summary: 'Uptime: always 200; `degraded` while the model is not loaded.',
+    tag: 'Probes',
+    auth: 'public',
+    answers: { 200: { description: "The model's state.", examples: { healthy: example('Model loaded', { status: 'healthy' }) } } },
+    errors: [],
+  },
+  'GET /livez': {
+    operationId: 'getLiveness',
+    summary: 'Kubernetes liveness: 200 while the process serves HTTP.',
+    tag: 'Probes',
+    auth: 'public',
+    answers: { 200: { description: 'Alive.', examples: { alive: example('Serving', { status: 'alive' }) } } },
+    errors: [],
+  },
+  'GET /readyz': {
+    operationId: 'getReadiness',
+    summary: 'Kubernetes readiness: 200 when the model is loaded and, with `REDIS_URL`, Redis answers.',
+    tag: 'Probes',
+    auth: 'public',
+    answers: {
+      200: { description: 'Ready.', examples: { ready: example('Ready', { status: 'healthy' }) } },
+      503: {
+        description: 'Not ready; `reasons` says why. (The one error answer that is not `{detail}`: probes read it.)',
+        examples: { degraded: example('Model not loaded', { status: 'degraded', reasons: ['model_not_loaded'] }) },
+      },
+    },
+    errors: [],
+  },
+  [`GET ${OPENAPI_PATH}`]: {
+    operationId: 'getOpenApi',
+    summary: 'This document (OpenAPI 3.1).',
+    tag: 'Meta',
+    auth: 'public',
+    answers: { 200: { description: 'The OpenAPI document of this service.' } },
+    errors: [],
+  },
+  'POST /predict': {
+    operationId: 'predict',
+    summary: 'Score one conversation.',
+    description: 'Answers one Prediction; `?explain=true` adds `explanation` (running score per turn, first alert, evidence).',
+    tag: 'Scoring',
+    auth: 'bearer',
+    answers: {
+      200: {
+        description: 'One Prediction.',
+        headers: SCORED,
+        examples: { scored: example('A harmless chat with ages', PREDICTION), explained: example('With ?explain=true', EXPLAINED) },
+      },
+    },
+    errors: [401, 403, 413, 415, 422, 429, 500, 503],
+    errorDetails: {
+      422: [
+        'conversation: is required',
+        'conversation: must be at most 500000 characters',
+        'age_b must be an integer age from 0 to 120, a range "min-max" with min <= max, "minor" or "adult"',
+        'query: unknown parameter "explian"',
+      ],
+    },
+    requestExamples: {
+      withAges: example('Speakers prefixed, both ages', { conversation: CHAT, age_a: '34', age_b: 'minor' }),
+      textOnly: example('No ages: a text-only prediction', { conversation: FLAGGED_CHAT }),
+    },
+  },
+  'POST /batch_predict': {
+    operationId: 'batchPredict',
+    summary: 'Score 1 to 100 conversations; the answer keeps their order.',
+    description: 'One invalid item makes the whole batch a 422 naming its index. Counts once against the rate limit.',
+    tag: 'Scoring',
+    auth: 'bearer',
+    answers: {
+      200: {
+        description: 'One Prediction per input item, in input order.',
+        headers: SCORED,
+        examples: { scored: example('Two conversations', { predictions: [PREDICTION, EXPLAINED] }) },
+      },
+    },
+    errors: [401, 403, 413, 415, 422, 429, 500, 503],
+    errorDetails: { 422: ['conversations: must hold at most 100 items', 'conversations[2]: must not be empty'] },
+    requestExamples: {
+      mixed: example('A plain string and an item with an age', {
+        conversations: ['user1: hi\nuser2: hello', { conversation: 'alice: hi\nbob: hey', age_b: '13-15' }],
+      }),
+    },
+  },
+  'GET /info': {
+    operationId: 'getInfo',
+    summary: "The loaded model's manifest.",
+    tag: 'Model',
+    auth: 'bearer',
+    answers: {
+      200: {
+        description: 'manifest.json of the loaded model package: name, version, files with SHA-256 and size, tensors, labels, calibration, metrics.',
+        headers: RATE_LIMIT_HEADERS,
+        examples: {
+          manifest: example('Abridged', {
+            name: 'conversation-risk',
+            version: '3.5.0',
+            contract_version: 4,
+            files: { 'model.onnx': { sha256: 'bcce742c5b19424cbe074a32f5bfdc01d22f940f19e785b739500fbae0f42031', bytes: 15020800 } },
+          }),
+        },
+      },
+    },
+    errors: [401, 403, 429, 503],
+  },
+  'POST /v2/predict': {
+    operationId: 'v2Predict',
+    summary: 'Preview: score one conversation given as messages, in real time.',
+    description: 'No `conversation_preview`. `"explain": true` adds `explanation`, indexed by message.',
+    tag: 'Preview /v2',
+    auth: 'bearer',
+    answers: {
+      200: {
+        description: 'The Preview prediction, with `latency_ms`.',
+        headers: SCORED,
+        examples: { scored: example('A harmless chat with ages', { ...V2_RESULT, latency_ms: 12 }) },
+      },
+    },
+    errors: [401, 403, 413, 415, 422, 429, 500, 503],
+    errorDetails: { 422: ['messages: text must total 1 to 500000 characters (got 0)', 'query: unknown parameter "explain"'] },
+    requestExamples: { messages: example('Two messages, both ages', { messages: MESSAGES, age_a: '34', age_b: 'minor' }) },
+  },
+  'POST /v2/predict/batch': {
+    operationId: 'v2SubmitBatch',
+    summary: 'Preview: queue a batch job; poll it, or have a webhook called when it ends.',
+    description: 'A replayed `Idempotency-Key` answers the original job with its current status.',
+    tag: 'Preview /v2',
+    auth: 'bearer',
+    answers: {
+      202: {
+        description: 'Accepted: the job runs in the background.',
+        headers: {
+          Location: header('The job\'s poll URL (`poll_url`).', { type: 'string', pattern: '^/v2/predict/batch/' }, true),
+          'Idempotent-Replayed': header('`true` when an earlier submission with this `Idempotency-Key` is answered.', { type: 'string', enum: ['true'] }),
+          ...RATE_LIMIT_HEADERS,
+        },
+        examples: { queued: example('Queued', { job_id: JOB_ID, status: 'queued', poll_url: `/v2/predict/batch/${JOB_ID}` }) },
+        links: {
+          GetJob: {
+            operationId: 'v2GetBatchJob',
+            parameters: { job_id: '$response.body#/job_id' },
+            description: 'Poll the job just accepted.',
+          },
+        },
+      },
+    },
+    errors: [401, 403, 413, 415, 422, 429, 500, 503],
+    errorDetails: {
+      413: ['The job holds 60000000 characters, more than JOB_MAX_QUEUED_CHARS (50000000); split it'],
+      422: [
+        'mode: must be "batch" (the only mode of this Preview; streaming is not available)',
+        'conversations[1].id: duplicate id "chat-1"; ids must be unique within a job',
+      ],
+      429: ['This API key already has 10 unfinished jobs (JOB_MAX_QUEUED_PER_KEY); retry when one finishes'],
+      503: ['Batch jobs are unavailable: the shared job store cannot be reached; retry shortly'],
+    },
+    requestExamples: {
+      poll: example('Two conversations, polled', {
+        mode: 'batch',
+        conversations: [
+          { id: 'chat-1', messages: MESSAGES },
+          { id: 'chat-2', messages: [{ user: 'user1', text: 'asl' }, { user: 'user2', text: '14 f u' }], age_b: '13-15', explain: true },
+        ],
+      }),
+    },
+  },
+  'GET /v2/predict/batch/:job_id': {
+    operationId: 'v2GetBatchJob',
+    summary: "Preview: a batch job's state and, once done, its results by conversation id.",
+    description: "Only the key that created the job can read it; another key's job, an unknown or expired one all answer the same 404.",
+    tag: 'Preview /v2',
+    auth: 'bearer',
+    answers: {
+      200: {
+        description: 'The job.',
+        headers: RATE_LIMIT_HEADERS,
+        examples: {
+          done: example('Done', {
+            job_id: JOB_ID,
+            status: 'done',
+            progress: { done: 1, total: 1 },
+            created_at: '2025-05-01T16:03:00.000Z',
+            started_at: '2025-05-01T16:03:00.010Z',
+            completed_at: '2025-05-01T16:03:00.052Z',
+            expires_at: '2025-05-01T17:03:00.052Z',
+            results: { 'chat-1': V2_RESULT },
+          }),
+        },
+      },
+    },
+    errors: [401, 403, 404, 414, 429, 503],
+    errorDetails: { 404: ['Job not found (unknown, expired, or created by another API key)'] },
+  },
+};
+
+/** `/v2/predict/batch/:job_id` as OpenAPI writes it: `/v2/predict/batch/{job_id}`. */
+export const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function errorResponse(doc: ErrorDoc, extraDetails: string[] = [], authenticated = false): Json {
+  const details = [...extraDetails, ...doc.details.filter((d) => !extraDetails.includes(d))];
+  const examples = Object.fromEntries(details.map((detail, i) => [`e${i + 1}`, { summary: detail, value: { detail } }]));
+  const headers = { ...(authenticated ? RATE_LIMIT_HEADERS : {}), ...doc.headers };
+  return {
+    description: doc.description,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { 'application/json': { schema: ERROR_REF, examples } },
+  };
+}
+
+type Operation = Json & { responses?: Record<string, Json>; requestBody?: { content?: Record<string, Json> } };
+
+/** An integer age 0 to 120, leading zeros allowed (`013` is 13), as src/scoring/ages.ts reads it. */
+const AGE_NUMBER = '0*(?:[0-9]{1,2}|1[01][0-9]|120)';
+
+/**
+ * The accepted age forms as a pattern. The routes check ages in code (src/scoring/ages.ts) to answer
+ * a 422 that names the forms; the document says the same as a pattern, so clients and fuzzers do not
+ * send as valid what is refused. One rule it cannot say is in its description: a range's min <= max.
+ */
+export const AGE_PATTERN = `^[ \\t]*(?:${AGE_NUMBER}|${AGE_NUMBER}[ \\t]*-[ \\t]*${AGE_NUMBER}|[Mm][Ii][Nn][Oo][Rr]|[Aa][Dd][Uu][Ll][Tt])[ \\t]*$`;
+
+/** A /v2 conversation's texts total at least 1 character: some message has text. (The 500,000 cap is in words.) */
+const SOME_TEXT = { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'] } as const;
+
+/**
+ * Rules the routes check in code rather than in their JSON Schema (for a detail that says more than
+ * Ajv's), written into the document's request schemas: the age forms, a /v2 conversation's text, and
+ * /v2's only `mode`.
+ */
+function statedInCode(schema: unknown, name?: string): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as Json;
+  if ((name === 'age_a' || name === 'age_b') && s.type === 'string') s.pattern = AGE_PATTERN;
+  if (name === 'mode' && s.type === 'string') s.enum = ['batch'];
+  if (name === 'messages' && s.type === 'array') s.contains = SOME_TEXT;
+  for (const [key, value] of Object.entries(s.properties ?? {})) statedInCode(value, key);
+  for (const key of ['items', 'then', 'else']) statedInCode(s[key]);
+}
+
+/** One generated operation, completed with what its route's schema cannot say. */
+function document(generated: Operation, doc: OperationDoc): Operation {
+  const { responses: generatedResponses = {}, ...rest } = generated;
+  const media = rest.requestBody?.content?.['application/json'];
+  statedInCode(media?.schema);
+  if (media !== undefined && doc.requestExamples !== undefined) {
+    delete media.example;
+    media.examples = doc.requestExamples;
+  }
+
+  const responses: Record<string, Json> = {};
+  for (const [status, answer] of Object.entries(doc.answers)) {
+    const response = generatedResponses[status];
+    if (response === undefined) continue; // the route's schema does not declare it: the contract test says so
+    response.description = answer.description;
+    if (answer.headers !== undefined) response.headers = answer.headers;
+    if (answer.links !== undefined) response.links = answer.links;
+    const content = (response.content as Record<string, Json> | undefined)?.['application/json'];
+    if (content !== undefined && answer.examples !== undefined) {
+      delete content.example;
+      content.examples = answer.examples;
+    }
+    responses[status] = response;
+  }
+  const authenticated = doc.auth === 'bearer';
+  for (const status of doc.errors) {
+    const error = ERRORS[status];
+    // 401 and 403 are answered before the rate limiter runs, which never counts them.
+    if (error !== undefined) responses[String(status)] = errorResponse(error, doc.errorDetails?.[status], authenticated && status !== 401 && status !== 403);
+  }
+  for (const [range, error] of Object.entries(CATCH_ALL)) responses[range] = errorResponse(error);
+
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    ...(doc.description === undefined ? {} : { description: doc.description }),
+    tags: [doc.tag],
+    ...(doc.auth === 'public' ? { security: [] } : {}),
+    ...rest,
+    responses,
+  };
+}
+
+function completeDocument(openapi: Json): Json {
+  const paths = (openapi.paths ?? {}) as Record<string, Record<string, Operation>>;
+  for (const [key, doc] of Object.entries(OPERATIONS)) {
+    const [method = '', url = ''] = key.split(' ');
+    const item = paths[openapiPath(url)];
+    const operation = item?.[method.toLowerCase()];
+    if (item !== undefined && operation !== undefined) item[method.toLowerCase()] = document(operation, doc);
+  }
+  return openapi;
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+/**
+ * Collects the routes registered after it (register it before them) and serves the document at
+ * OPENAPI_PATH, in the context it is called in: call it outside the protected one.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Conversation Risk appliance',
+        version: packageVersion(),
+        description:
+          'Scores a whole two-party chat for predatory or harmful intent and says which speaker is the predatory party. ' +
+          'Every error is `{"detail": "<reason>"}`. Protected routes need `Authorization: Bearer <API key>` and share one ' +
+          'per-key rate limit; the key is checked before the body is read, so 401/403 win over 413 and 422.',
+      },
+      tags: [
+        { name: 'Scoring', description: 'The current interface: conversations as text.' },
+        { name: 'Model', description: 'What is serving.' },
+        { name: 'Preview /v2', description: 'Closed-beta Preview: messages, real-time and batch jobs (docs/api-v2.md).' },
+        { name: 'Probes', description: 'Public, never rate limited.' },
+        { name: 'Meta', description: 'This document.' },
+      ],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key issued by the operator.' } },
+        schemas: { ErrorBody: errorBodyComponent },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? completeDocument(documentObject.openapiObject as Json) : documentObject.swaggerObject,
+  });
+
+  let text: string | undefined;
+  app.get(
+    OPENAPI_PATH,
+    { schema: { response: { 200: { type: 'object', description: 'The OpenAPI document.' } } } },
+    async (_request, reply) => {
+      // Built once, after every route is registered (the first request comes after ready).
+      text ??= JSON.stringify(app.swagger());
+      return reply.type('application/json; charset=utf-8').send(text);
+    },
+  );
+}
