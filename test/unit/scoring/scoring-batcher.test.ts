@@ -9,7 +9,7 @@ describe('MicroBatcher: segments of concurrent tasks share model runs', () => {
     expect(await b.submit([1, 2, 3, 4, 5, 6], () => false)).toEqual([10, 20, 30, 40, 50, 60]);
   });
 
-  it('merges items submitted together into one run, capped at maxBatch', async () => {
+  it('merges items submitted together into one run, capped at maxBatch, taking from each task in turn', async () => {
     const runs: number[][] = [];
     const b = new MicroBatcher(async (xs: number[]) => {
       runs.push(xs);
@@ -17,9 +17,28 @@ describe('MicroBatcher: segments of concurrent tasks share model runs', () => {
     }, lim(3));
     await Promise.all([b.submit([1, 2], () => false), b.submit([3], () => false), b.submit([4, 5], () => false)]);
     expect(runs).toEqual([
-      [1, 2, 3],
-      [4, 5],
+      [1, 3, 4],
+      [2, 5],
     ]);
+  });
+
+  it("a task submitted after a long one rides in the next run, not after all of the long one's items", async () => {
+    const runs: number[][] = [];
+    const b = new MicroBatcher(async (xs: number[]) => {
+      runs.push(xs);
+      await new Promise((r) => setTimeout(r, 1));
+      return xs;
+    }, lim(4));
+    const long = b.submit(Array.from({ length: 40 }, (_, i) => i), () => false);
+    await new Promise((r) => setTimeout(r, 3));
+    const small = await b.submit([1000], () => false);
+    expect(small).toEqual([1000]);
+    // The small task's item went in one of the first runs after it arrived, while the long one had most to go.
+    const at = runs.findIndex((r) => r.includes(1000));
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(4);
+    expect((await long).length).toBe(40);
+    expect(runs.flat().filter((x) => x < 1000)).toEqual(Array.from({ length: 40 }, (_, i) => i));
   });
 
   it('caps the total cost of a run, but always runs at least one item', async () => {
