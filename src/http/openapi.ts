@@ -59,8 +59,9 @@ const ERRORS: Record<number, ErrorDoc> = {
   403: { description: 'The key is not one of the configured API keys.', details: ['Invalid API key'] },
   404: { description: 'No such resource.', details: ['Not found'] },
   413: {
-    description: "The body is over the route's limit (`/predict`: 6,065,536 bytes; other routes: `BODY_LIMIT_BYTES`).",
-    details: ['Request body exceeds the limit of 6065536 bytes'],
+    description:
+      "The body is over the route's limit (`/predict`: 6,065,536 bytes; other routes: `BODY_LIMIT_BYTES`), or larger than all of `MAX_INFLIGHT_BODY_BYTES`.",
+    details: ['Request body exceeds the limit of 6065536 bytes', 'Request body exceeds the in-flight limit of 67108864 bytes'],
   },
   414: { description: 'A path parameter (a job id) over 100 characters.', details: ['URI too long'] },
   415: {
@@ -78,8 +79,14 @@ const ERRORS: Record<number, ErrorDoc> = {
   },
   500: { description: 'A bug; logged with its stack frames, never with the request.', details: ['Prediction failed unexpectedly'] },
   503: {
-    description: 'The model is not loaded (degraded), the scoring queue is full, or scoring missed its deadline: retry after `Retry-After`.',
-    details: ['Model is not loaded; the service is degraded', 'Scoring queue is full; retry later', 'Scoring did not finish in time; retry later'],
+    description:
+      'The model is not loaded (degraded), request bodies in flight are over `MAX_INFLIGHT_BODY_BYTES`, the scoring queue is full, or scoring missed its deadline: retry after `Retry-After`.',
+    details: [
+      'Model is not loaded; the service is degraded',
+      'Too many large requests in flight; retry later',
+      'Scoring queue is full; retry later',
+      'Scoring did not finish in time; retry later',
+    ],
     headers: { 'Retry-After': RETRY_AFTER },
   },
 };
@@ -359,7 +366,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     },
     errors: [401, 403, 404, 414, 429, 503],
-    errorDetails: { 404: ['Job not found (unknown, expired, or created by another API key)'] },
+    errorDetails: {
+      404: ['Job not found (unknown, expired, or created by another API key)'],
+      503: ['Batch jobs are unavailable: the shared job store cannot be reached; retry shortly'],
+    },
   },
 };
 
