@@ -20,6 +20,7 @@ import { createAudit } from './ops/audit.ts';
 import { createLogger, type Logger } from './ops/logger.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { SharedRedis } from './ops/redis.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { healthRoutes, type ReadinessDependency } from './routes/health.ts';
 import { infoRoute } from './routes/info.ts';
 import { predictRoutes } from './routes/predict.ts';
@@ -149,6 +150,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const dependencies: ReadinessDependency[] = shared === undefined ? [] : [{ reason: 'redis_unreachable', up: () => shared.ready() }];
   if (shared !== undefined) metrics?.observeDependency('redis', () => shared.ready());
   await app.register(healthRoutes, { scorer, dependencies });
+  // Public GET /console: the review console's static files (CONSOLE_ENABLED); its calls use the API below.
+  if (config.CONSOLE_ENABLED) await app.register(consoleRoutes);
 
   const bodyBudget = new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES);
   metrics?.observeInflightBodies(() => bodyBudget.used);

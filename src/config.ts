@@ -65,6 +65,8 @@ export interface Config {
   REDIS_ENCRYPTION_KEY_FILE: string | undefined;
   REDIS_KEY_PREFIX: string;
   JOB_LOCK_MS: number;
+  /** Serve the review console (static page, public) at /console on the API listener (src/routes/console.ts). */
+  CONSOLE_ENABLED: boolean;
 }
 
 export class ConfigError extends Error {
@@ -148,6 +150,7 @@ export const configSchema = {
     REDIS_ENCRYPTION_KEY_FILE: { type: 'string', minLength: 1 },
     REDIS_KEY_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'conversation-risk' },
     JOB_LOCK_MS: duration(30_000),
+    CONSOLE_ENABLED: { type: 'boolean', default: true },
   },
 } as const;
 
