@@ -15,7 +15,9 @@
 // --strangers and --courtship add that many first contacts between strangers and windows of relationships
 // under way, both classes (contact.ts strangerSlice, courtshipSlice).
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
-// reply threads between two people, split by day) as benign chats, kept in their own register, and as hosts.
+// reply threads between two people, split by day) as hosts only: as standalone benign records their
+// shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
+// classes, hosting a harmful guest or a benign one.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -74,7 +76,7 @@ export interface CorpusOptions {
   strangers?: number | undefined;
   /** Windows of relationships under way, both classes, in training and validation (courtshipSlice; default 0). */
   courtship?: number | undefined;
-  /** Real texting and IRC chats as benign chats and hosts, in all three splits (texting.ts; default off). */
+  /** Real texting and IRC chats as hosts of both classes, in all three splits (texting.ts; default off). */
   texting?: boolean | undefined;
 }
 
@@ -106,8 +108,6 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     if (o.texting) {
       let texting = [...loadSmsChats(o.dataDir), ...loadIrcChats(o.dataDir)];
       if (o.realLimit !== undefined) texting = evenly(texting, Math.ceil(o.realLimit / 4));
-      // Already in the register of real texting and chat: rendered as written (excerpts, flat, re-cuts), never re-styled.
-      out.push(...renderReal(texting, { ...sw, register: false }));
       if (sw.hosted && o.synthetic) out.push(...hostedChats(texting, sw, o.thinShare));
     }
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
