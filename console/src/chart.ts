@@ -6,10 +6,11 @@ import { bandClass, fixed, svg } from './dom.ts';
 import { ALERT_THRESHOLD, BANDS } from './results.ts';
 import type { Explanation } from './types.ts';
 
-const WIDTH = 760;
+/** The chart is drawn at the width it is shown (1 unit = 1 CSS pixel), so its text stays readable. */
+const MIN_WIDTH = 300;
+const MAX_WIDTH = 1200;
 const HEIGHT = 280;
-const M = { left: 40, right: 92, top: 28, bottom: 34 };
-const PLOT_W = WIDTH - M.left - M.right;
+const M = { left: 40, right: 100, top: 28, bottom: 34 };
 const PLOT_H = HEIGHT - M.top - M.bottom;
 /** Past this many messages the per-message dots would merge into the line: only the line is drawn. */
 const MAX_DOTS = 120;
@@ -30,7 +31,9 @@ export function describeChart(e: Explanation): string {
   return parts.join(' ');
 }
 
-export function renderChart(e: Explanation, idPrefix: string): SVGSVGElement {
+export function renderChart(e: Explanation, idPrefix: string, shownWidth: number): SVGSVGElement {
+  const WIDTH = Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, shownWidth)));
+  const PLOT_W = WIDTH - M.left - M.right;
   const scores = e.turn_scores;
   const n = scores.length;
   const x = (i: number) => (n <= 1 ? M.left + PLOT_W / 2 : M.left + (i / (n - 1)) * PLOT_W);
@@ -64,8 +67,8 @@ export function renderChart(e: Explanation, idPrefix: string): SVGSVGElement {
     svg('text', { class: 'axis alert-threshold-label', x: M.left + 4, y: y(ALERT_THRESHOLD) - 4 }, `alert > ${ALERT_THRESHOLD}`),
   );
 
-  // Messages along the bottom: the first, the last and a few between, numbered from 1.
-  const step = Math.max(1, Math.ceil(n / 8));
+  // Messages along the bottom: the first, the last and a few between (one per 80 px), numbered from 1.
+  const step = Math.max(1, Math.ceil(n / Math.max(2, Math.floor(PLOT_W / 80))));
   for (let i = 0; i < n; i += step) chart.append(svg('text', { class: 'axis', x: x(i), y: HEIGHT - M.bottom + 16, 'text-anchor': 'middle' }, i + 1));
   if ((n - 1) % step !== 0) chart.append(svg('text', { class: 'axis', x: x(n - 1), y: HEIGHT - M.bottom + 16, 'text-anchor': 'middle' }, n));
   chart.append(svg('text', { class: 'axis', x: M.left + PLOT_W / 2, y: HEIGHT - 4, 'text-anchor': 'middle' }, 'message'));

@@ -38,8 +38,11 @@ export function setupFileView(api: Api, notices: Notices): void {
   let band: BandFilter = 'all';
   let jobId = '';
   let lastOpened = '';
+  /** Bumped by each new file and each run: a job still polled for an earlier one draws nothing. */
+  let current = 0;
 
   async function load(file: File): Promise<void> {
+    current++;
     notices.clear();
     results.replaceChildren();
     detail.hidden = true;
@@ -91,6 +94,7 @@ export function setupFileView(api: Api, notices: Notices): void {
   }
 
   async function run(toScore: FileChat[]): Promise<void> {
+    const mine = ++current;
     notices.clear();
     submit.disabled = true;
     results.replaceChildren();
@@ -99,13 +103,15 @@ export function setupFileView(api: Api, notices: Notices): void {
     try {
       showProgress({ status: 'queued', progress: { done: 0, total: toScore.length } });
       const accepted = await api.submitJob(toScore.map((c) => c.item));
+      if (mine !== current) return;
       jobId = accepted.job_id;
       let wait = POLL_FIRST_MS;
       for (;;) {
         await sleep(wait);
+        if (mine !== current) return;
         let view: JobView;
         try {
-          view = await api.job(jobId);
+          view = await api.job(accepted.job_id);
         } catch (err) {
           // Over the rate limit while polling: say so, wait as told, and go on polling.
           if (err instanceof ApiError && err.status === 429) {
@@ -115,6 +121,7 @@ export function setupFileView(api: Api, notices: Notices): void {
           }
           throw err;
         }
+        if (mine !== current) return;
         notices.clear();
         showProgress(view);
         if (view.status === 'done' || view.status === 'failed') {
@@ -125,7 +132,7 @@ export function setupFileView(api: Api, notices: Notices): void {
         wait = Math.min(POLL_MAX_MS, wait * 1.5);
       }
     } catch (err) {
-      notices.show(failureMessage(err));
+      if (mine === current) notices.show(failureMessage(err));
     } finally {
       submit.disabled = false;
     }

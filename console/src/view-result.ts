@@ -5,7 +5,7 @@ import { describeChart, renderChart } from './chart.ts';
 import { bandClass, el, fixed, signed } from './dom.ts';
 import { rises, shade } from './explain.ts';
 import type { ShownMessage } from './input.ts';
-import type { Scores } from './types.ts';
+import type { Explanation, Scores } from './types.ts';
 
 export interface ShownChat {
   scores: Scores;
@@ -77,7 +77,6 @@ export function renderResult(host: HTMLElement, chat: ShownChat, idPrefix: strin
   const figure = el(
     'figure',
     { class: 'chart-box' },
-    renderChart(e, idPrefix),
     el('figcaption', {}, 'Running risk after each message, with the band thresholds, the alert line (0.5), the first alert and the numbered evidence. ', describeChart(e)),
   );
 
@@ -115,4 +114,22 @@ export function renderResult(host: HTMLElement, chat: ShownChat, idPrefix: strin
     el('p', { class: 'hint' }, 'The shade of a message is how much the running score rose after it (darker: more); the figures say the same.'),
     list,
   );
+  drawChartToFit(figure, e, idPrefix);
+}
+
+/** Draws the chart at the figure's width, and again when that width changes (a resized window). */
+function drawChartToFit(figure: HTMLElement, e: Explanation, idPrefix: string): void {
+  let drawnAt = 0;
+  const draw = () => {
+    const width = figure.clientWidth;
+    if (width === 0 || Math.abs(width - drawnAt) < 24) return;
+    drawnAt = width;
+    const chart = renderChart(e, idPrefix, width);
+    const old = figure.querySelector('svg.chart');
+    if (old === null) figure.prepend(chart);
+    else old.replaceWith(chart);
+  };
+  draw();
+  const observer = new ResizeObserver(() => (figure.isConnected ? draw() : observer.disconnect()));
+  observer.observe(figure);
 }
