@@ -13,6 +13,12 @@ export interface ShownChat {
   messages: ShownMessage[];
 }
 
+/** The first message's rise is known only as evidence, or as no rise at all (rises() in explain.ts). */
+function riseText(i: number, rise: number | undefined, evidenceRank: number | undefined): string {
+  if (rise === undefined) return 'rise —';
+  return i === 0 && evidenceRank === undefined ? 'no rise' : signed(rise);
+}
+
 const sideNamed = (s: Scores) => (s.predatory_user === 'neither' ? 'neither side' : s.predatory_user);
 
 function summary(s: Scores): HTMLElement {
@@ -98,7 +104,7 @@ export function renderResult(host: HTMLElement, chat: ShownChat, idPrefix: strin
           el('span', { class: 'msg-num' }, `#${i + 1}`),
           el('span', { class: 'who' }, m?.user ?? 'unknown'),
           el('span', { class: 'running' }, `running ${fixed(score)}`),
-          el('span', { class: 'rise', title: 'how much the running score moved after this message' }, rise === undefined ? 'rise —' : signed(rise)),
+          el('span', { class: 'rise', title: 'how much the running score moved after this message' }, riseText(i, rise, evidenceRank)),
           isAlert && el('strong', { class: 'badge badge-alert' }, 'First alert'),
           evidenceRank !== undefined && el('strong', { class: 'badge badge-evidence' }, `Evidence ${evidenceRank}`),
         ),

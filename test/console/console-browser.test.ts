@@ -29,6 +29,15 @@ const ALERTING_CHAT = 'user1: hi\nuser2: hello\nuser1: how was school\nuser2: fi
 /** Polls until the assertion holds, long enough for a scoring call on a busy 2-core machine. */
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 50 });
 
+/** The parts of a v1 explained answer the first test compares the page with. */
+interface V1Answer {
+  harmful_score: number;
+  risk_level: string;
+  predatory_user: string;
+  confidence: number;
+  explanation: { turn_scores: number[]; first_alert_index: number | null; evidence: Array<{ index: number }> };
+}
+
 interface Server {
   t: TestApp;
   listeners: Listeners;
@@ -112,8 +121,9 @@ describe.skipIf(!haveChromium)('the review console in Chromium', () => {
   });
 
   it('type a key, score a chat: the score, band, side and confidence, the chart with its thresholds and first alert, the marked evidence', async () => {
-    const expected = (await main.t.app.inject({ method: 'POST', url: '/predict?explain=true', headers: bearer(), payload: { conversation: ALERTING_CHAT, age_a: '34' } })).json();
-    const explanation = expected.explanation as { turn_scores: number[]; first_alert_index: number | null; evidence: Array<{ index: number }> };
+    const answer = await main.t.app.inject({ method: 'POST', url: '/predict?explain=true', headers: bearer(), payload: { conversation: ALERTING_CHAT, age_a: '34' } });
+    const expected = answer.json() as V1Answer;
+    const explanation = expected.explanation;
     expect(explanation.first_alert_index).toBe(1);
     expect(explanation.evidence.length).toBeGreaterThan(0);
 
@@ -126,10 +136,10 @@ describe.skipIf(!haveChromium)('the review console in Chromium', () => {
     await result.locator('.chart').waitFor();
 
     const fact = (term: string) => result.locator('.fact', { has: page.locator(`dt:text-is("${term}")`) }).locator('dd');
-    expect(await fact('Score').textContent()).toBe((expected.harmful_score as number).toFixed(3));
+    expect(await fact('Score').textContent()).toBe(expected.harmful_score.toFixed(3));
     expect(await fact('Band').textContent()).toBe(expected.risk_level);
     expect(await fact('Side named').textContent()).toBe(expected.predatory_user === 'neither' ? 'neither side' : expected.predatory_user);
-    expect(await fact('Confidence').textContent()).toBe((expected.confidence as number).toFixed(3));
+    expect(await fact('Confidence').textContent()).toBe(expected.confidence.toFixed(3));
 
     // The chart: five bands named, four thresholds, the alert line, the running score, the first alert, numbered evidence.
     const chart = result.locator('svg.chart');
