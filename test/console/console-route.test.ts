@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleConsole, CONSOLE_BUNDLE } from '../../scripts/console/build.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { CONSOLE_CSP, CONSOLE_ROOT } from '../../src/routes/console.ts';
-import { bearer, startTestApp, type TestApp } from '../helpers/app.ts';
+import { bearer, REPO_ROOT, startTestApp, type TestApp } from '../helpers/app.ts';
 
 const FILES: Array<[string, string]> = [
   ['/console', 'text/html; charset=utf-8'],
@@ -134,5 +134,21 @@ describe('CONSOLE_ENABLED=false', () => {
 describe('the checked-in bundle', () => {
   it('is what console/src builds (npm run build:console)', async () => {
     expect(readFileSync(CONSOLE_BUNDLE, 'utf8'), 'src/console/public/console.js is stale: run npm run build:console').toBe(await bundleConsole());
+  });
+
+  it('ships in the image with no build step: the build context and COPY take src/, and what serves it is a production dependency', () => {
+    const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    expect(ignore).toContain('!src/**');
+    // Nothing after it leaves out the console's files (only test files are).
+    const after = ignore.slice(ignore.indexOf('!src/**') + 1).filter((l) => l !== '' && !l.startsWith('#'));
+    for (const pattern of after) expect(pattern, pattern).not.toMatch(/src\/console|\*\.(js|css|html|svg)$|^\*\*\/\*$/);
+    const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^COPY src \.\/src$/m);
+    expect(dockerfile).toContain('npm ci --omit=dev');
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect(manifest.dependencies['@fastify/static']).toBeDefined();
+    // The build tools stay out of the image.
+    expect(manifest.devDependencies.esbuild).toBeDefined();
+    expect(manifest.devDependencies['playwright-core']).toBeDefined();
   });
 });
