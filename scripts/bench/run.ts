@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DEFAULT_MODEL_DIR } from '../../src/config.ts';
 import { createScorer } from '../../src/scoring/scorer.ts';
+import { memoryAndFairness, type MemoryFairnessFigures } from './memory-fairness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'bench-key-not-secret';
@@ -97,12 +98,12 @@ async function freePort(): Promise<number> {
 
 const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
 
-function call(base: string, method: string, path: string, body?: string): Promise<{ status: number; ms: number; body: string }> {
+function call(base: string, method: string, path: string, body?: string, key = KEY): Promise<{ status: number; ms: number; body: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
       `${base}${path}`,
-      { method, agent, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } },
+      { method, agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -511,6 +512,26 @@ async function main(): Promise<void> {
     }
   }
 
+  // Memory and fairness under 8 maximum-size batches at once (memory-fairness.ts), on a server of its own.
+  const memoryPort = await freePort();
+  const memory: MemoryFairnessFigures = await memoryAndFairness({
+    root: ROOT,
+    start: async (keys) => ({ child: await startServer(memoryPort, { API_KEYS: keys.join(',') }), base: `https://127.0.0.1:${memoryPort}` }),
+    call: (b, key, method, path, body) => call(b, method, path, body, key),
+    smallConversation: conversation(40, 2500, 1),
+    largeConversation: conversation(3000, 315_000, 9),
+  });
+  results.memory_peak_rss_mb = memory.peak_rss_mb;
+  results.memory_batches_ok = memory.batch_statuses.filter((x) => x === 200).length;
+  results.memory_batches_refused = memory.batch_statuses.filter((x) => x === 503).length;
+  results.memory_batches_other = memory.batch_statuses.length - results.memory_batches_ok - results.memory_batches_refused;
+  results.memory_health_p99_ms = memory.health_p99_ms;
+  results.memory_health_max_ms = memory.health_max_ms;
+  results.memory_other_predict_p50_ms = memory.other_key_predict_p50_ms;
+  results.memory_other_predict_p99_ms = memory.other_key_predict_p99_ms;
+  results.memory_other_predict_failed = memory.other_key_predict_failed;
+  results.memory_alive = memory.alive ? 1 : 0;
+
   // Every file the manifest names, and the manifest itself.
   const manifestFiles = Object.keys((JSON.parse(readFileSync(join(MODEL_DIR, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> }).files);
   results.model_package_mb = [...manifestFiles, 'manifest.json'].reduce((s, name) => s + statSync(join(MODEL_DIR, name)).size, 0) / 1e6;
@@ -550,6 +571,10 @@ async function main(): Promise<void> {
     ['/health p99 meanwhile, every answer 200 healthy (ms)', f(results.health_during_huge_p99_ms, 2), '< 20', (results.health_during_huge_p99_ms ?? Infinity) < 20],
     ['/health slowest answer meanwhile (ms)', f(results.health_during_huge_max_ms, 2), '', undefined],
     ['server peak RSS, worker threads included (MB = 10^6 bytes)', f(results.peak_rss_mb), '< 450', (results.peak_rss_mb ?? Infinity) < 450],
+    ['8 batches of 100 x 315,000 chars at once, 4 keys: answered 200 / 503 / other', `${f(results.memory_batches_ok, 0)} / ${f(results.memory_batches_refused, 0)} / ${f(results.memory_batches_other, 0)}`, 'other 0', results.memory_batches_other === 0 && results.memory_alive === 1],
+    ['  server peak RSS meanwhile (MB)', f(results.memory_peak_rss_mb), '< 900', (results.memory_peak_rss_mb ?? Infinity) < 900],
+    ['  /health p99 meanwhile (ms); slowest', `${f(results.memory_health_p99_ms)}; ${f(results.memory_health_max_ms)}`, '< 100', (results.memory_health_p99_ms ?? Infinity) < 100],
+    ["  another key's 40-turn /predict p50 / p99 meanwhile (ms)", `${f(results.memory_other_predict_p50_ms)} / ${f(results.memory_other_predict_p99_ms)}`, '< 300', results.memory_other_predict_failed === 0 && (results.memory_other_predict_p99_ms ?? Infinity) < 300],
     ['model package: the manifest and every file it names (MB)', f(results.model_package_mb), '<= 40', (results.model_package_mb ?? Infinity) <= 40],
   ];
   const w = Math.max(...rows.map((r) => r[0].length));

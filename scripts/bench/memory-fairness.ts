@@ -1,0 +1,91 @@
+// The memory and fairness run (issue 33, items 1 and 2): 8 maximum-size /batch_predict calls at once
+// from 4 keys (100 conversations of 315,000 characters each, a 32 MB body), sent by curl so the uploads
+// run outside this process, while /health is polled back to back and a fifth key sends 40-turn
+// /predict calls. Reports what each batch was answered, the server's peak RSS and both latencies.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface MemoryFairnessFigures {
+  /** Answers to the 8 batches, e.g. 200 or 503 (admission), in order of sending. */
+  batch_statuses: number[];
+  peak_rss_mb: number;
+  health_p99_ms: number;
+  health_max_ms: number;
+  other_key_predict_p50_ms: number;
+  other_key_predict_p99_ms: number;
+  other_key_predict_failed: number;
+  alive: boolean;
+}
+
+export interface MemoryFairnessOptions {
+  root: string;
+  /** Starts the real server with these keys; resolves with it once healthy. */
+  start(keys: string[]): Promise<{ child: ChildProcess; base: string }>;
+  /** One request with a key (the bench's HTTPS client). */
+  call(base: string, key: string, method: string, path: string, body?: string): Promise<{ status: number; ms: number }>;
+  /** A 40-turn conversation of about 2,500 characters. */
+  smallConversation: string;
+  /** A conversation of about 315,000 characters. */
+  largeConversation: string;
+}
+
+const BATCHES = 8;
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
+};
+
+function curlPost(url: string, key: string, file: string): Promise<number> {
+  return new Promise((resolve) => {
+    const c = spawn('curl', ['-sk', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${key}`, '-H', 'Content-Type: application/json', '--data-binary', `@${file}`, url]);
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    c.on('exit', () => resolve(Number(out)));
+  });
+}
+
+export async function memoryAndFairness(o: MemoryFairnessOptions): Promise<MemoryFairnessFigures> {
+  const batchKeys = ['bench-batch-key-1', 'bench-batch-key-2', 'bench-batch-key-3', 'bench-batch-key-4'];
+  const otherKey = 'bench-other-key-5';
+  const dir = join(o.root, '.tmp/bench-memory');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'batch.json');
+  writeFileSync(file, JSON.stringify({ conversations: Array.from({ length: 100 }, () => o.largeConversation) }));
+  const { child, base } = await o.start([...batchKeys, otherKey]);
+  try {
+    let done = false;
+    const health: number[] = [];
+    const other: number[] = [];
+    let otherFailed = 0;
+    const poll = (async () => {
+      while (!done) health.push((await o.call(base, otherKey, 'GET', '/health')).ms);
+    })();
+    const body = JSON.stringify({ conversation: o.smallConversation });
+    const predicts = (async () => {
+      while (!done) {
+        const r = await o.call(base, otherKey, 'POST', '/predict', body);
+        if (r.status === 200) other.push(r.ms);
+        else otherFailed++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const statuses = await Promise.all(Array.from({ length: BATCHES }, (_, i) => curlPost(`${base}/batch_predict`, batchKeys[i % batchKeys.length] as string, file)));
+    done = true;
+    await Promise.all([poll, predicts]);
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return {
+      batch_statuses: statuses,
+      peak_rss_mb: (Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024) / 1e6,
+      health_p99_ms: percentile(health, 99),
+      health_max_ms: Math.max(...health),
+      other_key_predict_p50_ms: percentile(other, 50),
+      other_key_predict_p99_ms: percentile(other, 99),
+      other_key_predict_failed: otherFailed,
+      alive: child.exitCode === null,
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
