@@ -48,26 +48,32 @@ function holdUntilAnswered(budget: BodyBudget, reply: FastifyReply): (bytes: num
 
 /** Registers the budget on a scope (after authentication: an unauthenticated body is never read). */
 export function registerBodyBudget(scope: FastifyInstance, budget: BodyBudget): void {
-  scope.addHook('preParsing', async (request: FastifyRequest, reply: FastifyReply, payload: Readable) => {
+  // Callback style, not async: it runs on every protected request.
+  scope.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload: Readable, done: (err: Error | null, stream?: Readable) => void) => {
     const declared = request.headers['content-length'];
     if (declared !== undefined) {
       const length = Number(declared);
-      if (length > budget.limit) throw neverFits(budget.limit);
-      if (!budget.tryReserve(length)) throw busy();
+      // A bodiless request (a GET, a poll) holds nothing and needs no listener.
+      if (length === 0) return done(null, payload);
+      if (length > budget.limit) return done(neverFits(budget.limit));
+      if (!budget.tryReserve(length)) return done(busy());
       holdUntilAnswered(budget, reply)(length);
-      return payload;
+      return done(null, payload);
     }
-    if (request.headers['transfer-encoding'] === undefined) return payload;
+    if (request.headers['transfer-encoding'] === undefined) return done(null, payload);
     // Chunked: counted as it arrives, refused at the first chunk that does not fit.
     const hold = holdUntilAnswered(budget, reply);
-    return payload.pipe(
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          if (!budget.tryReserve(chunk.length)) return callback(busy());
-          hold(chunk.length);
-          callback(null, chunk);
-        },
-      }),
+    done(
+      null,
+      payload.pipe(
+        new Transform({
+          transform(chunk: Buffer, _encoding, callback) {
+            if (!budget.tryReserve(chunk.length)) return callback(busy());
+            hold(chunk.length);
+            callback(null, chunk);
+          },
+        }),
+      ),
     );
   });
 }

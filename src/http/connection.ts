@@ -59,9 +59,10 @@ export function connectionSignal(request: FastifyRequest): { signal: AbortSignal
 
 /** Marks a connection closing once an answer on it says `Connection: close`. */
 export function registerConnectionTracking(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const socket = request.raw.socket as Socket | null;
-    if (socket !== null && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') stateOf(socket, request.log).closing = true;
-    return payload;
+    const connection = reply.getHeader('connection');
+    if (socket !== null && connection !== undefined && String(connection).toLowerCase() === 'close') stateOf(socket, request.log).closing = true;
+    done(null, payload);
   });
 }

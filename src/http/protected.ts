@@ -44,9 +44,9 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
   // After auth and the rate limit (onRequest): only an admitted request's body is counted and read.
   registerBodyBudget(scope, opts.bodyBudget);
   const windowSeconds = Math.ceil(opts.rateLimitWindowMs / 1000);
-  scope.addHook('onSend', async (_request, reply, payload) => {
+  scope.addHook('onSend', (_request, reply, payload, done) => {
     addStandardRateLimitHeaders(reply, windowSeconds);
-    return payload;
+    done(null, payload);
   });
 }
 
