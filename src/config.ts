@@ -248,6 +248,15 @@ function schemaMessage(err: unknown): string {
     .join('; ');
 }
 
+/** The first line of the file a *_FILE variable names, trimmed; a ConfigError naming the variable if unreadable. */
+function firstLineOf(variable: string, file: string): string {
+  try {
+    return (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+  } catch {
+    throw new ConfigError(`invalid configuration: ${variable} cannot be read (${file})`);
+  }
+}
+
 /** REDIS_URL, or the first line of REDIS_URL_FILE (so a password can come from a mounted secret). */
 function readRedisUrl(raw: Raw): string | undefined {
   const { REDIS_URL: inline, REDIS_URL_FILE: file } = raw;
@@ -255,12 +264,7 @@ function readRedisUrl(raw: Raw): string | undefined {
     throw new ConfigError('invalid configuration: set REDIS_URL or REDIS_URL_FILE, not both');
   }
   if (file === undefined) return inline;
-  let url: string;
-  try {
-    url = (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
-  } catch {
-    throw new ConfigError(`invalid configuration: REDIS_URL_FILE cannot be read (${file})`);
-  }
+  const url = firstLineOf('REDIS_URL_FILE', file);
   if (!/^rediss?:\/\//.test(url)) {
     throw new ConfigError('invalid configuration: REDIS_URL_FILE must hold a redis:// or rediss:// URL on its first line');
   }
@@ -273,12 +277,7 @@ export const MIN_AUDIT_HASH_KEY_CHARS = 32;
 /** The audit HMAC key: the first line of AUDIT_HASH_KEY_FILE, as text (so `openssl dgst -hmac` takes it as is). */
 function readAuditHashKey(file: string | undefined): Buffer | undefined {
   if (file === undefined) return undefined;
-  let key: string;
-  try {
-    key = (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
-  } catch {
-    throw new ConfigError(`invalid configuration: AUDIT_HASH_KEY_FILE cannot be read (${file})`);
-  }
+  const key = firstLineOf('AUDIT_HASH_KEY_FILE', file);
   if (key.length < MIN_AUDIT_HASH_KEY_CHARS) {
     throw new ConfigError(`invalid configuration: AUDIT_HASH_KEY_FILE must hold a key of at least ${MIN_AUDIT_HASH_KEY_CHARS} characters on its first line (e.g. openssl rand -hex 32)`);
   }
