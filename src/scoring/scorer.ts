@@ -139,8 +139,10 @@ class PooledScorer implements EngineScorer {
     const signal = options?.signal;
     if (signal?.aborted) throw new ScoringError('timeout', 'scoring cancelled before it started');
 
-    const groups = chunkByCharacters(requests, TASK_CHARS);
     const totalChars = requests.reduce((n, r) => n + r.conversation.length, 0);
+    // A call that fits in one task per worker is cut evenly across the workers (a 100-chat batch in two
+    // halves, not 200,000 characters and a remainder): every worker takes a share, as before streaming.
+    const groups = chunkByCharacters(requests, Math.min(TASK_CHARS, Math.ceil(totalChars / this.#options.workers)));
     const gate = totalChars > SMALL_CALL_CHARS ? this.#largeWork : undefined;
     // Ends the call's waiting (in the large-work queue) and withdraws its queued pool tasks.
     const stop = new AbortController();
