@@ -5,9 +5,9 @@ import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import envSchema from 'env-schema';
-import { loadSealingKey } from './jobs/sealing.ts';
-import { parseWebhookSecret } from './jobs/signing.ts';
-import { parseAllowedHosts } from './jobs/webhook-target.ts';
+import { loadSealingKey } from './jobs/redis/sealing.ts';
+import { parseWebhookSecret } from './webhooks/signing.ts';
+import { parseAllowedHosts } from './webhooks/target.ts';
 
 /** What fastify's `trustProxy` accepts, parsed from TRUST_PROXY. */
 export type TrustProxy = boolean | number | string[];

@@ -2,7 +2,7 @@
 // target, job size. The capacity limits (per key, all jobs together) are counted atomically by the
 // store, since with Redis several replicas admit at once.
 import type { JobsConfig, RejectReason, SubmitInput } from './types.ts';
-import { checkWebhookTarget, type WebhookTargetPolicy } from './webhook-target.ts';
+import { checkWebhookTarget, type WebhookTargetPolicy } from '../webhooks/target.ts';
 
 export const SHUTDOWN_ERROR = 'The service shut down before the job finished; resubmit it';
 

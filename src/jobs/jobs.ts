@@ -5,16 +5,16 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { describeBug } from '../ops/describe-bug.ts';
 import { ScoringError, type Prediction, type ScoreRequest, type Scorer } from '../scoring/types.ts';
+import { fullJitter, sleep } from '../webhooks/backoff.ts';
+import { deliverWebhook, type DeliveryPolicy } from '../webhooks/delivery.ts';
+import { checkWebhookTarget, type WebhookTargetPolicy } from '../webhooks/target.ts';
 import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
-import { fullJitter, sleep } from './backoff.ts';
-import { deliverWebhook, type DeliveryPolicy } from './delivery.ts';
+import { LocalNotifier, type Notifier } from './memory/notifier.ts';
+import { LocalScheduler, type QueuedItem, type Scheduler } from './memory/scheduler.ts';
+import { MemoryJobStore, type JobRecord, type JobStore, type Lease } from './memory/store.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
-import { LocalNotifier, type Notifier } from './notification.ts';
 import { toV2Prediction, type V2Prediction } from './result.ts';
-import { LocalScheduler, type QueuedItem, type Scheduler } from './scheduler.ts';
-import { MemoryJobStore, type JobRecord, type JobStore, type Lease } from './store.ts';
 import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
-import { checkWebhookTarget, type WebhookTargetPolicy } from './webhook-target.ts';
 
 export type { Jobs, JobItem, JobView, JobsConfig, RejectReason, SubmitResult } from './types.ts';
 

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import type { ProtectedRouteDeps } from '../deps.ts';
 import { observePrediction } from '../../http/scoring-call.ts';
 import { createJobs, type JobsDeps } from '../../jobs/jobs.ts';
-import { loadSealingKey, Sealer } from '../../jobs/sealing.ts';
+import { loadSealingKey, Sealer } from '../../jobs/redis/sealing.ts';
 import type { Jobs } from '../../jobs/types.ts';
 import { v2BatchRoutes } from './batch.ts';
 import { v2PredictRoute } from './predict.ts';
@@ -38,7 +38,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<v
   const jobs =
     shared === undefined || config.REDIS_ENCRYPTION_KEY_FILE === undefined
       ? createJobs(jobsDeps)
-      : (await import('../../jobs/shared.ts')).createSharedJobs(jobsDeps, {
+      : (await import('../../jobs/redis/jobs.ts')).createSharedJobs(jobsDeps, {
           redis: shared,
           sealer: new Sealer(loadSealingKey(config.REDIS_ENCRYPTION_KEY_FILE)),
           lockMs: config.JOB_LOCK_MS,

@@ -3,8 +3,8 @@
 // until the test kills it. Prints "ready" once started and "took <job>.<index>" per item.
 // Usage: node test/unit/jobs/hold-items.ts <redis url> <key prefix> <lock ms>
 import { Registry } from 'prom-client';
-import { QueueScheduler } from '../../../src/jobs/queue-scheduler.ts';
-import { Sealer } from '../../../src/jobs/sealing.ts';
+import { QueueScheduler } from '../../../src/jobs/redis/scheduler.ts';
+import { Sealer } from '../../../src/jobs/redis/sealing.ts';
 import { connectRedis } from '../../../src/ops/redis.ts';
 
 const [url = '', prefix = '', lockMs = ''] = process.argv.slice(2);

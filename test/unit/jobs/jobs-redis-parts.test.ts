@@ -6,12 +6,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueueScheduler } from '../../../src/jobs/queue-scheduler.ts';
-import { RedisJobStore } from '../../../src/jobs/redis-store.ts';
-import type { QueuedItem } from '../../../src/jobs/scheduler.ts';
-import { Sealer } from '../../../src/jobs/sealing.ts';
-import { createSharedJobs } from '../../../src/jobs/shared.ts';
-import type { JobRecord, Lease } from '../../../src/jobs/store.ts';
+import { QueueScheduler } from '../../../src/jobs/redis/scheduler.ts';
+import { RedisJobStore } from '../../../src/jobs/redis/store.ts';
+import type { QueuedItem } from '../../../src/jobs/memory/scheduler.ts';
+import { Sealer } from '../../../src/jobs/redis/sealing.ts';
+import { createSharedJobs } from '../../../src/jobs/redis/jobs.ts';
+import type { JobRecord, Lease } from '../../../src/jobs/memory/store.ts';
 import { JobsUnavailableError } from '../../../src/jobs/types.ts';
 import { connectRedis, type SharedRedis } from '../../../src/ops/redis.ts';
 import type { Prediction } from '../../../src/scoring/types.ts';

@@ -9,11 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../../../src/http/listeners.ts';
-import { fullJitter, retryAfterMs } from '../../../src/jobs/backoff.ts';
-import { deliverWebhook, type DeliveryPolicy } from '../../../src/jobs/delivery.ts';
+import { fullJitter, retryAfterMs } from '../../../src/webhooks/backoff.ts';
+import { deliverWebhook, type DeliveryPolicy } from '../../../src/webhooks/delivery.ts';
 import { createJobMetrics } from '../../../src/jobs/metrics.ts';
-import { newMessageId, parseWebhookSecret, signWebhook } from '../../../src/jobs/signing.ts';
-import { checkWebhookTarget, parseAllowedHosts } from '../../../src/jobs/webhook-target.ts';
+import { newMessageId, parseWebhookSecret, signWebhook } from '../../../src/webhooks/signing.ts';
+import { checkWebhookTarget, parseAllowedHosts } from '../../../src/webhooks/target.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -248,8 +248,8 @@ describe('delivery over a real TLS socket', () => {
   it('delivers, signed, to a receiver trusted through NODE_EXTRA_CA_CERTS', async () => {
     // NODE_EXTRA_CA_CERTS is read at process start, as an operator would set it: run a fresh process.
     const script = [
-      `import { deliverWebhook } from ${JSON.stringify(join(import.meta.dirname, '../../../src/jobs/delivery.ts'))};`,
-      `import { parseWebhookSecret } from ${JSON.stringify(join(import.meta.dirname, '../../../src/jobs/signing.ts'))};`,
+      `import { deliverWebhook } from ${JSON.stringify(join(import.meta.dirname, '../../../src/webhooks/delivery.ts'))};`,
+      `import { parseWebhookSecret } from ${JSON.stringify(join(import.meta.dirname, '../../../src/webhooks/signing.ts'))};`,
       `const policy = { key: parseWebhookSecret(${JSON.stringify(SECRET)}), timeoutMs: 2000, retryBaseMs: 20, maxAttempts: 1, maxRetryMs: 1000 };`,
       `const r = await deliverWebhook(new URL(${JSON.stringify(receiver.url('/tls'))}), { id: 'msg_tls', body: '{"ok":true}' }, policy);`,
       'process.stdout.write(JSON.stringify(r));',

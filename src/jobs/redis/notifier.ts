@@ -4,12 +4,12 @@
 // webhook-id, which is fixed when the webhook is queued.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { SharedRedis } from '../ops/redis.ts';
-import { drainQueueWorker } from './queue-drain.ts';
-import { lockOptions } from './queue-locks.ts';
-import type { Deliver, Notifier } from './notification.ts';
-import { newMessageId } from './signing.ts';
-import { JobsUnavailableError } from './types.ts';
+import type { SharedRedis } from '../../ops/redis.ts';
+import { drainQueueWorker } from './drain.ts';
+import { lockOptions } from './locks.ts';
+import type { Deliver, Notifier } from '../memory/notifier.ts';
+import { newMessageId } from '../../webhooks/signing.ts';
+import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'webhooks';
 

@@ -2,7 +2,7 @@
 // here may finish until the deadline, then it is aborted (`stop`) and the worker force-closed. What is
 // still queued, and what was cut off, stays in Redis for the other replicas.
 import type { Queue, Worker } from 'bullmq';
-import { untilAborted } from '../ops/redis.ts';
+import { untilAborted } from '../../ops/redis.ts';
 
 export async function drainQueueWorker(worker: Worker | undefined, queue: Queue, stop: AbortController, deadline: AbortSignal): Promise<void> {
   const onDeadline = (): void => {

@@ -4,10 +4,10 @@
 // JOB_RESULT_TTL_MS.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { V2Prediction } from './result.ts';
+import type { V2Prediction } from '../result.ts';
 import type { Sealer } from './sealing.ts';
-import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from './store.ts';
-import { JobsUnavailableError, type JobStatus, type WebhookStatus } from './types.ts';
+import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from '../memory/store.ts';
+import { JobsUnavailableError, type JobStatus, type WebhookStatus } from '../types.ts';
 
 // Milliseconds by the server's clock, so replicas whose clocks differ agree on when a lease lapses.
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;

@@ -4,7 +4,7 @@
 // (whose query may carry the receiver's token) is sealed the same way in its job record.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ScoreRequest } from '../scoring/types.ts';
+import type { ScoreRequest } from '../../scoring/types.ts';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

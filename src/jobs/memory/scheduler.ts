@@ -1,7 +1,7 @@
 // Which queued conversation is scored next, and by whom. One interface, two implementations: this
 // in-process one (fair round-robin over keys, text in this process's memory only) and the BullMQ one
-// (queue-scheduler.ts: encrypted items in Redis, any replica's worker takes them).
-import type { ScoreRequest } from '../scoring/types.ts';
+// (redis/scheduler.ts: encrypted items in Redis, any replica's worker takes them).
+import type { ScoreRequest } from '../../scoring/types.ts';
 
 export interface QueuedItem {
   jobId: string;

@@ -1,8 +1,8 @@
 // Job state: records, results, idempotency keys and the counters the limits read. One interface, two
 // implementations: this in-memory one (a single process) and RedisJobStore (shared by replicas).
 // Neither ever holds conversation text: items travel through the scheduler, results are scores.
-import type { V2Prediction } from './result.ts';
-import { JobsUnavailableError, type JobStatus, type WebhookStatus } from './types.ts';
+import type { V2Prediction } from '../result.ts';
+import { JobsUnavailableError, type JobStatus, type WebhookStatus } from '../types.ts';
 
 export interface JobRecord {
   id: string;

@@ -2,7 +2,7 @@
 // accepted (2xx), the attempts or the time budget run out, or the caller aborts (shutdown).
 import { performance } from 'node:perf_hooks';
 import { fullJitter, retryAfterMs, sleep } from './backoff.ts';
-import type { AttemptResult, JobMetrics } from './metrics.ts';
+import type { AttemptResult, JobMetrics } from '../jobs/metrics.ts';
 import { signWebhook } from './signing.ts';
 
 export interface DeliveryPolicy {

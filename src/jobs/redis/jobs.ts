@@ -1,13 +1,13 @@
 // Jobs shared by every replica through Redis: the Redis store, the BullMQ scheduler and notifier,
 // put together. A module of its own so a process without REDIS_URL never loads BullMQ or ioredis
 // (about 20 MB of resident memory).
-import { STORE_TIMEOUT_MS, type SharedRedis } from '../ops/redis.ts';
-import { JobService, type JobsDeps } from './jobs.ts';
-import { QueueNotifier } from './queue-notifier.ts';
-import { QueueScheduler } from './queue-scheduler.ts';
-import { RedisJobStore } from './redis-store.ts';
+import { STORE_TIMEOUT_MS, type SharedRedis } from '../../ops/redis.ts';
+import { JobService, type JobsDeps } from '../jobs.ts';
+import { QueueNotifier } from './notifier.ts';
+import { QueueScheduler } from './scheduler.ts';
+import { RedisJobStore } from './store.ts';
 import type { Sealer } from './sealing.ts';
-import type { Jobs } from './types.ts';
+import type { Jobs } from '../types.ts';
 
 /** What createSharedJobs needs: the Redis connections, the sealer (queued items, webhook URLs) and the lock time. */
 export interface SharedJobsOptions {

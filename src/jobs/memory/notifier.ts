@@ -1,7 +1,7 @@
 // When a job ends, its webhook is delivered: one message per job, with a webhook-id kept across
 // retries. One interface, two implementations: this in-process one, and the BullMQ one
-// (queue-notifier.ts) where each webhook is its own queued job that any replica may deliver.
-import { newMessageId } from './signing.ts';
+// (redis/notifier.ts) where each webhook is its own queued job that any replica may deliver.
+import { newMessageId } from '../../webhooks/signing.ts';
 
 /** Builds and sends the job's webhook message (with its own retries); rejects only when cut off by shutdown. */
 export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) => Promise<void>;

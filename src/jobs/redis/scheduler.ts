@@ -6,13 +6,13 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { PREFIX } from '../ops/metrics.ts';
-import { answerWithin, LIMITER_TIMEOUT_MS, type SharedRedis } from '../ops/redis.ts';
-import { drainQueueWorker } from './queue-drain.ts';
-import { lockOptions } from './queue-locks.ts';
-import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from './scheduler.ts';
+import { PREFIX } from '../../ops/metrics.ts';
+import { answerWithin, LIMITER_TIMEOUT_MS, type SharedRedis } from '../../ops/redis.ts';
+import { drainQueueWorker } from './drain.ts';
+import { lockOptions } from './locks.ts';
+import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from '../memory/scheduler.ts';
 import type { Sealer } from './sealing.ts';
-import { JobsUnavailableError } from './types.ts';
+import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'items';
 /** BullMQ's largest priority. */
