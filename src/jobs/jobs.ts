@@ -1,6 +1,7 @@
 // Asynchronous batch jobs of /v2/predict/batch: the one place that ties admission, the store, the
-// scheduler and notification together. With the in-memory parts (the default) a job lives in this
-// process only; with the Redis parts (createSharedJobs) any replica can take, run and report it.
+// scheduler and notification together. With the in-memory parts (memory/jobs.ts, the default) a job
+// lives in this process only; with the Redis parts (redis/jobs.ts) any replica can take, run and
+// report it.
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { describeBug } from '../ops/describe-bug.ts';
@@ -9,11 +10,11 @@ import { fullJitter, sleep } from '../webhooks/backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from '../webhooks/delivery.ts';
 import { checkWebhookTarget, type WebhookTargetPolicy } from '../webhooks/target.ts';
 import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
-import { LocalNotifier, type Notifier } from './memory/notifier.ts';
-import { LocalScheduler, type QueuedItem, type Scheduler } from './memory/scheduler.ts';
-import { MemoryJobStore, type JobRecord, type JobStore, type Lease } from './memory/store.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
+import type { Notifier } from './notifier.ts';
 import { toV2Prediction, type V2Prediction } from './result.ts';
+import type { QueuedItem, Scheduler } from './scheduler.ts';
+import type { JobRecord, JobStore, Lease } from './store.ts';
 import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
 
 export type { Jobs, JobItem, JobView, JobsConfig, RejectReason, SubmitResult } from './types.ts';
@@ -41,7 +42,7 @@ export interface JobsDeps {
 /** Which job's item a prediction answers: its job and its position there. */
 export type ScoredItem = Pick<QueuedItem, 'jobId' | 'index'>;
 
-/** The parts a JobService is made of; createJobs and the Redis wiring pick them. */
+/** The parts a JobService is made of; memory/jobs.ts and redis/jobs.ts pick them. */
 export interface JobParts {
   store: JobStore;
   scheduler: Scheduler;
@@ -434,13 +435,4 @@ export class JobService implements Jobs {
     if (result.delivered) this.#logger.info(log, 'webhook delivered');
     else this.#logger.warn({ ...log, error: result.lastError }, 'webhook delivery failed');
   }
-}
-
-/** Jobs in this process's memory: the default, and what `npm start` runs without Redis. */
-export function createJobs(deps: JobsDeps): Jobs {
-  const store = new MemoryJobStore({
-    ...(deps.maxRetainedResults === undefined ? {} : { maxRetainedResults: deps.maxRetainedResults }),
-    onEvict: (jobId) => deps.logger.warn({ job_id: jobId }, 'finished job forgotten before its TTL: retained results at their limit'),
-  });
-  return new JobService(deps, { store, scheduler: new LocalScheduler(deps.concurrency ?? 2), notifier: new LocalNotifier() });
 }

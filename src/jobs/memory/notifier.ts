@@ -1,18 +1,6 @@
-// When a job ends, its webhook is delivered: one message per job, with a webhook-id kept across
-// retries. One interface, two implementations: this in-process one, and the BullMQ one
-// (redis/notifier.ts) where each webhook is its own queued job that any replica may deliver.
+// The in-process Notifier (notifier.ts): each finished job's webhook is delivered by this process.
 import { newMessageId } from '../../webhooks/signing.ts';
-
-/** Builds and sends the job's webhook message (with its own retries); rejects only when cut off by shutdown. */
-export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) => Promise<void>;
-
-export interface Notifier {
-  start(deliver: Deliver): void;
-  /** Schedules the job's webhook; a second call for the same job adds nothing. */
-  notify(jobId: string): Promise<void>;
-  /** Waits for deliveries in progress here; at `deadline` they are aborted. */
-  drain(deadline: AbortSignal): Promise<void>;
-}
+import type { Deliver, Notifier } from '../notifier.ts';
 
 export class LocalNotifier implements Notifier {
   readonly #stop = new AbortController();

@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
-import type { Deliver, Notifier } from '../memory/notifier.ts';
+import type { Deliver, Notifier } from '../notifier.ts';
 import { newMessageId } from '../../webhooks/signing.ts';
 import { JobsUnavailableError } from '../types.ts';
 

@@ -10,7 +10,7 @@ import { PREFIX } from '../../ops/metrics.ts';
 import { answerWithin, LIMITER_TIMEOUT_MS, type SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
-import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from '../memory/scheduler.ts';
+import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from '../scheduler.ts';
 import type { Sealer } from './sealing.ts';
 import { JobsUnavailableError } from '../types.ts';
 

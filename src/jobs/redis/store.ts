@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { V2Prediction } from '../result.ts';
 import type { Sealer } from './sealing.ts';
-import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from '../memory/store.ts';
+import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from '../store.ts';
 import { JobsUnavailableError, type JobStatus, type WebhookStatus } from '../types.ts';
 
 // Milliseconds by the server's clock, so replicas whose clocks differ agree on when a lease lapses.

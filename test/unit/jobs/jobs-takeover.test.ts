@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueScheduler } from '../../../src/jobs/redis/scheduler.ts';
-import type { QueuedItem } from '../../../src/jobs/memory/scheduler.ts';
+import type { QueuedItem } from '../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../src/jobs/redis/sealing.ts';
 import { connectRedis } from '../../../src/ops/redis.ts';
 import { bearer, REPO_ROOT, TEST_KEY } from '../../helpers/app.ts';
