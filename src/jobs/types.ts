@@ -1,24 +1,27 @@
 // The jobs' public shapes: what the v2 routes hand in and get back, and the Jobs interface both
 // implementations (in memory; shared through Redis) satisfy. A leaf: it imports types only.
-import type { Config } from '../config.ts';
 import type { ScoreRequest } from '../scoring/types.ts';
 import type { V2Prediction } from './result.ts';
 
-/** The settings jobs read. */
-export type JobsConfig = Pick<
-  Config,
-  | 'WEBHOOK_SIGNING_KEY'
-  | 'WEBHOOK_ALLOWED_HOSTS'
-  | 'WEBHOOK_ALLOW_HTTP'
-  | 'WEBHOOK_RETRY_BASE_MS'
-  | 'WEBHOOK_MAX_ATTEMPTS'
-  | 'WEBHOOK_MAX_RETRY_MS'
-  | 'WEBHOOK_TIMEOUT_MS'
-  | 'JOB_MAX_ITEMS'
-  | 'JOB_MAX_QUEUED_PER_KEY'
-  | 'JOB_MAX_QUEUED_CHARS'
-  | 'JOB_RESULT_TTL_MS'
->;
+/**
+ * The settings jobs read: their own shape, so jobs never import the service's configuration (the
+ * service's Config, src/config.ts, satisfies it and is what the v2 routes pass).
+ */
+export interface JobsConfig {
+  /** The decoded HMAC key of WEBHOOK_SECRET; undefined when it is not configured (webhooks are refused). */
+  WEBHOOK_SIGNING_KEY: Buffer | undefined;
+  /** Normalised `host:port` entries a webhook_url may name (lower case, IDN and IPv6 as URLs normalise them). */
+  WEBHOOK_ALLOWED_HOSTS: readonly string[];
+  WEBHOOK_ALLOW_HTTP: boolean;
+  WEBHOOK_RETRY_BASE_MS: number;
+  WEBHOOK_MAX_ATTEMPTS: number;
+  WEBHOOK_MAX_RETRY_MS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+  JOB_MAX_ITEMS: number;
+  JOB_MAX_QUEUED_PER_KEY: number;
+  JOB_MAX_QUEUED_CHARS: number;
+  JOB_RESULT_TTL_MS: number;
+}
 
 /** The subset of pino's (and fastify's) logger jobs use. */
 export interface JobsLogger {
