@@ -6,8 +6,7 @@ import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import envSchema from 'env-schema';
 import { loadSealingKey } from './jobs/redis/sealing.ts';
-import { parseWebhookSecret } from './webhooks/signing.ts';
-import { parseAllowedHosts } from './webhooks/target.ts';
+import { parseAllowedHosts, parseWebhookSecret } from './webhooks/settings.ts';
 
 /** What fastify's `trustProxy` accepts, parsed from TRUST_PROXY. */
 export type TrustProxy = boolean | number | string[];

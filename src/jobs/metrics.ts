@@ -2,18 +2,17 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { PREFIX } from '../ops/metrics.ts';
+import type { DeliveryMetrics } from '../webhooks/delivery.ts';
 
 export type JobStatusLabel = 'queued' | 'done' | 'failed' | 'rejected';
 export type DeliveryOutcome = 'delivered' | 'failed';
-export type AttemptResult = 'success' | 'http_error' | 'redirect' | 'timeout' | 'connection_error';
 
-export interface JobMetrics {
+/** The jobs' metrics; `attempt` (DeliveryMetrics) is what webhook delivery counts each HTTP attempt with. */
+export interface JobMetrics extends DeliveryMetrics {
   /** A job reached a status (queued on accept, done or failed at the end, rejected at submit). */
   jobStatus(status: JobStatusLabel): void;
   /** A webhook message's final outcome, after all its attempts. */
   delivery(outcome: DeliveryOutcome): void;
-  /** One HTTP attempt at delivering a webhook and how long it took. */
-  attempt(result: AttemptResult, seconds: number): void;
 }
 
 /** Jobs accepted and not yet done or failed, and conversations accepted and not yet scored, across all jobs. */

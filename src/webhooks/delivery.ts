@@ -2,8 +2,16 @@
 // accepted (2xx), the attempts or the time budget run out, or the caller aborts (shutdown).
 import { performance } from 'node:perf_hooks';
 import { fullJitter, retryAfterMs, sleep } from './backoff.ts';
-import type { AttemptResult, JobMetrics } from '../jobs/metrics.ts';
 import { signWebhook } from './signing.ts';
+
+/** How one HTTP attempt ended, as the metrics label it. */
+export type AttemptResult = 'success' | 'http_error' | 'redirect' | 'timeout' | 'connection_error';
+
+/** Where the caller counts attempts (the jobs pass their JobMetrics). */
+export interface DeliveryMetrics {
+  /** One HTTP attempt at delivering a webhook and how long it took. */
+  attempt(result: AttemptResult, seconds: number): void;
+}
 
 export interface DeliveryPolicy {
   /** HMAC key: the decoded bytes of WEBHOOK_SECRET. */
@@ -31,7 +39,7 @@ export interface DeliveryResult {
 export interface DeliveryOptions {
   /** Aborts waiting and the attempt in progress (shutdown deadline). */
   signal?: AbortSignal;
-  metrics?: Pick<JobMetrics, 'attempt'>;
+  metrics?: DeliveryMetrics;
   /** After each attempt: how many were made, and when the first of them began (resumeFrom's, if given). */
   onAttempt?: (attempts: number, firstStartedAt: number) => void;
   /**

@@ -12,33 +12,6 @@ function defaultPort(protocol: string): string {
   return protocol === 'http:' ? '80' : '443';
 }
 
-/**
- * Parses WEBHOOK_ALLOWED_HOSTS (comma-separated `host:port`, the port always written: an SSRF
- * allow-list says exactly what it allows).
- * Parsing through WHATWG URL normalises case, IDN and IPv6 exactly as the webhook URL is normalised,
- * so an entry and a URL naming the same origin compare equal as strings.
- */
-export function parseAllowedHosts(list: string | readonly string[] | undefined): Set<string> {
-  const entries = typeof list === 'string' ? list.split(',') : (list ?? []);
-  const out = new Set<string>();
-  for (const raw of entries) {
-    const entry = raw.trim();
-    if (entry === '') continue;
-    if (!/:\d{1,5}$/.test(entry)) throw new Error(`WEBHOOK_ALLOWED_HOSTS entries must be host:port (bad entry "${entry}")`);
-    let parsed: URL;
-    try {
-      parsed = new URL(`https://${entry}`);
-    } catch {
-      throw new Error(`WEBHOOK_ALLOWED_HOSTS entry "${entry}" is not a host or host:port`);
-    }
-    if (parsed.username !== '' || parsed.password !== '' || parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
-      throw new Error(`WEBHOOK_ALLOWED_HOSTS entry "${entry}" must be only host or host:port`);
-    }
-    out.add(`${parsed.hostname}:${parsed.port === '' ? '443' : parsed.port}`);
-  }
-  return out;
-}
-
 /** Accepts a webhook_url only when every rule holds; the detail names the rule that failed. */
 export function checkWebhookTarget(raw: string, policy: WebhookTargetPolicy): WebhookTargetCheck {
   let url: URL;

@@ -12,8 +12,9 @@ import { selfSignedCertificate } from '../../../src/http/listeners.ts';
 import { fullJitter, retryAfterMs } from '../../../src/webhooks/backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from '../../../src/webhooks/delivery.ts';
 import { createJobMetrics } from '../../../src/jobs/metrics.ts';
-import { newMessageId, parseWebhookSecret, signWebhook } from '../../../src/webhooks/signing.ts';
-import { checkWebhookTarget, parseAllowedHosts } from '../../../src/webhooks/target.ts';
+import { parseAllowedHosts, parseWebhookSecret } from '../../../src/webhooks/settings.ts';
+import { newMessageId, signWebhook } from '../../../src/webhooks/signing.ts';
+import { checkWebhookTarget } from '../../../src/webhooks/target.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -249,7 +250,7 @@ describe('delivery over a real TLS socket', () => {
     // NODE_EXTRA_CA_CERTS is read at process start, as an operator would set it: run a fresh process.
     const script = [
       `import { deliverWebhook } from ${JSON.stringify(join(import.meta.dirname, '../../../src/webhooks/delivery.ts'))};`,
-      `import { parseWebhookSecret } from ${JSON.stringify(join(import.meta.dirname, '../../../src/webhooks/signing.ts'))};`,
+      `import { parseWebhookSecret } from ${JSON.stringify(join(import.meta.dirname, '../../../src/webhooks/settings.ts'))};`,
       `const policy = { key: parseWebhookSecret(${JSON.stringify(SECRET)}), timeoutMs: 2000, retryBaseMs: 20, maxAttempts: 1, maxRetryMs: 1000 };`,
       `const r = await deliverWebhook(new URL(${JSON.stringify(receiver.url('/tls'))}), { id: 'msg_tls', body: '{"ok":true}' }, policy);`,
       'process.stdout.write(JSON.stringify(r));',
