@@ -6,7 +6,7 @@
 // expired is skipped, so checks came every 2 × stalledInterval. Checking and renewing every
 // twentieth of JOB_LOCK_MS instead, a silent replica's lock lapses between 0.95 and 1 times
 // JOB_LOCK_MS after its last word, and the next check (within two ticks) hands the item over:
-// between 0.95 and 1.1 times JOB_LOCK_MS in all (test/unit/jobs/jobs-takeover.test.ts).
+// between 0.95 and 1.1 times JOB_LOCK_MS in all (test/unit/jobs/redis/takeover.test.ts).
 import type { WorkerOptions } from 'bullmq';
 
 /** Checks and renewals per JOB_LOCK_MS: the takeover comes at most 2 / LOCK_TICKS late. */

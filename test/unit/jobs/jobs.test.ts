@@ -195,7 +195,7 @@ describe('drain (shutdown)', () => {
   });
 });
 
-// The takeover itself, across real processes on Redis, is in jobs-redis.test.ts; here one process
+// The takeover itself, across real processes on Redis, is in redis/jobs.test.ts; here one process
 // stands in for it, with the stopped replica's attempts already in the store.
 describe('webhook delivery resumed from the attempts another replica recorded', () => {
   /**

@@ -1,11 +1,11 @@
 // A child process for jobs-takeover.test.ts: one replica's item worker (the real QueueScheduler,
 // JOB_LOCK_MS from argv) that takes queued items and never finishes them, so its locks are renewed
 // until the test kills it. Prints "ready" once started and "took <job>.<index>" per item.
-// Usage: node test/unit/jobs/hold-items.ts <redis url> <key prefix> <lock ms>
+// Usage: node test/unit/jobs/redis/hold-items.ts <redis url> <key prefix> <lock ms>
 import { Registry } from 'prom-client';
-import { QueueScheduler } from '../../../src/jobs/redis/scheduler.ts';
-import { Sealer } from '../../../src/jobs/redis/sealing.ts';
-import { connectRedis } from '../../../src/ops/redis.ts';
+import { QueueScheduler } from '../../../../src/jobs/redis/scheduler.ts';
+import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
+import { connectRedis } from '../../../../src/ops/redis.ts';
 
 const [url = '', prefix = '', lockMs = ''] = process.argv.slice(2);
 const redis = connectRedis({ url, prefix });

@@ -7,14 +7,14 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueueScheduler } from '../../../src/jobs/redis/scheduler.ts';
-import type { QueuedItem } from '../../../src/jobs/scheduler.ts';
-import { Sealer } from '../../../src/jobs/redis/sealing.ts';
-import { connectRedis } from '../../../src/ops/redis.ts';
-import { bearer, REPO_ROOT, TEST_KEY } from '../../helpers/app.ts';
-import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
-import { startRedis, type RedisServer } from '../../helpers/redis.ts';
-import { until } from '../../helpers/wait.ts';
+import { QueueScheduler } from '../../../../src/jobs/redis/scheduler.ts';
+import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
+import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
+import { connectRedis } from '../../../../src/ops/redis.ts';
+import { bearer, REPO_ROOT, TEST_KEY } from '../../../helpers/app.ts';
+import { startServerProcess, type ServerProcess } from '../../../helpers/process.ts';
+import { startRedis, type RedisServer } from '../../../helpers/redis.ts';
+import { until } from '../../../helpers/wait.ts';
 
 const LOCK_MS = 3000;
 /** What the test itself adds to a measured takeover: polling every 10 ms and a loaded machine's scheduling. */
@@ -113,7 +113,7 @@ describe('a replica killed with kill -9 gives its items up after about JOB_LOCK_
     await shared.whenReady(5000);
     // The key hold-items.ts seals with.
     const taker = new QueueScheduler({ redis: shared, sealer: new Sealer(Buffer.alloc(32, 1)), concurrency: 4, lockMs, registry: new Registry() });
-    const child = spawn(process.execPath, ['test/unit/jobs/hold-items.ts', redis.url, prefix, String(lockMs)], { cwd: REPO_ROOT });
+    const child = spawn(process.execPath, ['test/unit/jobs/redis/hold-items.ts', redis.url, prefix, String(lockMs)], { cwd: REPO_ROOT });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));

@@ -4,13 +4,13 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { messagesToConversation, type Message } from '../../../src/routes/v2/messages.ts';
-import { until } from '../../helpers/wait.ts';
-import { bearer, captureLogs, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
-import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
-import { startRedis, type RedisServer } from '../../helpers/redis.ts';
-import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
-import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpers/webhook-receiver.ts';
+import { messagesToConversation, type Message } from '../../../../src/routes/v2/messages.ts';
+import { until } from '../../../helpers/wait.ts';
+import { bearer, captureLogs, OTHER_KEY, startTestApp, TEST_KEY, type TestApp } from '../../../helpers/app.ts';
+import { startServerProcess, type ServerProcess } from '../../../helpers/process.ts';
+import { startRedis, type RedisServer } from '../../../helpers/redis.ts';
+import { startTcpProxy } from '../../../helpers/tcp-proxy.ts';
+import { startReceiver, verifyStandardWebhook, type Receiver } from '../../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
 const MARKER = 'MARKER-4f7a2b-never-in-redis';

@@ -2,7 +2,7 @@
 // key, bound to their job and position, and any change to the stored bytes is detected.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { Sealer } from '../../../src/jobs/redis/sealing.ts';
+import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
 
 const request = { conversation: 'user1: MARKER-sealed-text\nuser2: reply', age_a: '35', age_b: '13', explain: true };
 
