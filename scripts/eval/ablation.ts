@@ -8,9 +8,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { FLAT_TARGETS } from './guard.ts';
 import { RECUT_TARGET_SHARE } from './recut-invariance.ts';
 import { SHORT_TARGETS } from './short-chats.ts';
-import { FLAT_TARGETS } from './slices.ts';
 import { STRUCTURE_TARGET_MAX_AUC } from './structure-baseline.ts';
 
 /** The part of eval.json this table reads; figures a run did not measure are null or absent. */

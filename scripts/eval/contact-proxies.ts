@@ -19,7 +19,7 @@ import { flatten } from '../data/recut.ts';
 import { loadIrcChats, loadSmsChats } from '../data/texting.ts';
 import { toRequest } from '../data/export.ts';
 import { atThreshold, rocAuc } from './metrics.ts';
-import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
+import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const CONTACT_SEED = 32032;
 /** Chats drawn for the whole-chat proxy, and for the short-excerpt proxy (about half are kept, being under 1,000 characters). */

@@ -7,7 +7,7 @@ import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { turnOfLine } from '../data/export.ts';
 import { mean } from './metrics.ts';
-import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
+import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 /** Shares of a chat's messages read, at which the latency curve is reported. */
 export const READ_SHARES = [0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;

@@ -13,9 +13,9 @@
 
 import type { Turn } from '../../src/scoring/types.ts';
 import { createRng, type Rng } from '../data/rng.ts';
+import { FLAT_TARGETS, check, fmt, round, type GuardCheck } from './guard.ts';
+import { scoreInBatches, type BatchScorer } from './harness.ts';
 import { atThreshold, mean, rocAuc } from './metrics.ts';
-import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
-import { FLAT_TARGETS } from './slices.ts';
 import { insertSparseLines, render, type Party, type SparseRendering } from './sparse-grooming.ts';
 
 export const LONG_TALK_SEED = 20262;
@@ -160,4 +160,42 @@ export async function evaluateLongSmallTalk(
     }
   }
   return rows;
+}
+
+/** The guard's checks: each benign variant, in each rendering, against LONG_TALK_TARGETS. */
+export function longTalkChecks(rows: readonly LongTalkRow[]): GuardCheck[] {
+  return rows
+    .filter((r) => LONG_TALK_BENIGN.includes(r.variant))
+    .map((r) => check('long repeated small talk', `${r.variant}, ${r.rendering}: flagged`, r.flagged, `<= ${LONG_TALK_TARGETS.benign_flagged_max}`, (v) => v <= LONG_TALK_TARGETS.benign_flagged_max));
+}
+
+/** The guard's figures for report.metrics. */
+export function longTalkFigures(rows: readonly LongTalkRow[]): Record<string, number> {
+  return Object.fromEntries(rows.flatMap((r) => {
+    const key = `long_talk_${r.variant.replace(/ /g, '_')}_${r.rendering.replace(/ /g, '_')}`;
+    return [
+      [`${key}_flagged`, round(r.flagged)],
+      [`${key}_max_score`, round(r.max_score)],
+      ...(r.variant === 'untouched' ? [] : [[`${key}_roc_auc`, round(r.roc_auc)]]),
+    ];
+  }));
+}
+
+/** The guard's section of the report. */
+export function longTalkMarkdown(rows: readonly LongTalkRow[]): string {
+  return `### Long repeated small talk
+${rows[0]?.chats ?? 0} long benign chats composed for the eval (never in training) of ${LONG_TALK_POOL.min} to ${LONG_TALK_POOL.max} everyday lines, drawn once per chat
+from ${LONG_TALK_LINES.length} (\`hey\`, \`wyd\`, \`just got back from school\`, \`gtg eat brb\`; about half are small talk the generator
+writes too), said again and again for ${Math.min(...LONG_TALK_LENGTHS)} to ${Math.max(...LONG_TALK_LENGTHS)} messages, as friends who chat every day write. Each is
+scored untouched, with one everyday mention that shares grooming's words (one of ${MENTION_LINES.length}, such as
+${MENTION_LINES.slice(0, 3).map((m) => `\`${m}\``).join(', ')}, once; benign), and with ${LONG_TALK_INSERTED} of the sparse slice's predatory lines by one
+speaker. Target: the benign variants flagged (> 0.5) <= ${LONG_TALK_TARGETS.benign_flagged_max}. ROC-AUC ranks each variant against the untouched
+chats rendered alike.
+
+| variant | rendering | chats | median characters | flagged | max score | ROC-AUC against untouched |
+|---|---|---|---|---|---|---|
+${rows.map((r) => `| ${r.variant} | ${r.rendering} | ${r.chats} | ${r.median_characters} | ${fmt(r.flagged)} | ${fmt(r.max_score)} | ${r.variant === 'untouched' ? '-' : fmt(r.roc_auc)} |`).join('\n')}
+
+Mentions that raised their chats most (mean rise over the same chats untouched; a few chats each):
+${rows.filter((r) => r.top_mentions !== undefined).map((r) => `- ${r.rendering}: ${(r.top_mentions ?? []).map((m) => `\`${m.line}\` ${m.mean_rise >= 0 ? '+' : ''}${fmt(m.mean_rise)} (${m.chats})`).join(', ')}`).join('\n')}`;
 }

@@ -3,37 +3,17 @@
 // ~1 when a chat was re-cut into 4-word turns: it had learned turn structure, not content.
 // Target: for every re-cut in RECUTS, at least 90 % of conversations move by less than 0.15.
 
-import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
+import type { ScoreRequest } from '../../src/scoring/types.ts';
 import { RECUTS, alternatingWordLines, turnsOf, type Recut } from '../data/recut.ts';
-import { hash32 } from '../data/rng.ts';
 import type { LabeledConversation } from '../data/record.ts';
+import { check, fmt, mark, round, type GuardCheck } from './guard.ts';
+import { deterministicSubsample, scoreInBatches, type BatchScorer } from './harness.ts';
 import { mean, rocAuc } from './metrics.ts';
 
 export const RECUT_MAX_MOVE = 0.15;
 export const RECUT_TARGET_SHARE = 0.9;
 /** Test conversations the re-cut rule is measured on, in the eval report and in npm test's guard alike. */
 export const RECUT_SAMPLE = 1500;
-
-/** Anything that scores requests the way the server does (an EngineScorer). */
-export interface BatchScorer {
-  score(requests: ScoreRequest[]): Promise<Prediction[]>;
-}
-
-export async function scoreInBatches(scorer: BatchScorer, requests: readonly ScoreRequest[], batch = 100): Promise<Prediction[]> {
-  const out: Prediction[] = [];
-  for (let i = 0; i < requests.length; i += batch) out.push(...(await scorer.score(requests.slice(i, i + batch))));
-  return out;
-}
-
-/** Up to `max` records, chosen by a hash of their id (deterministic, independent of corpus order). */
-export function deterministicSubsample<T extends { id: string }>(records: readonly T[], max: number, salt = 'recut'): T[] {
-  if (records.length <= max) return [...records];
-  return [...records]
-    .map((r) => ({ r, h: hash32(`${salt}:${r.id}`) }))
-    .sort((a, b) => a.h - b.h || (a.r.id < b.r.id ? -1 : 1))
-    .slice(0, max)
-    .map(({ r }) => r);
-}
 
 export interface RecutRow {
   recut: string;
@@ -130,4 +110,38 @@ export async function recutInvariance(scorer: BatchScorer, records: readonly Lab
   }
   const guardedShares = rows.filter((r) => r.guarded).map((r) => r.share_stable);
   return { conversations: sample.length, roc_auc_original: rocAuc(labels, original), rows, min_share_stable: Math.min(...guardedShares) };
+}
+
+/** The guard's checks: every guarded re-cut keeps RECUT_TARGET_SHARE of conversations within RECUT_MAX_MOVE. */
+export function recutChecks(rc: RecutReport): GuardCheck[] {
+  return rc.rows
+    .filter((r) => r.guarded)
+    .map((r) => check('re-cut invariance', `${r.recut}: share moving < ${RECUT_MAX_MOVE}`, r.share_stable, `>= ${RECUT_TARGET_SHARE}`, (v) => v >= RECUT_TARGET_SHARE));
+}
+
+/** The guard's figures for report.metrics. */
+export function recutFigures(rc: RecutReport): Record<string, number> {
+  return {
+    recut_min_share_stable: round(rc.min_share_stable),
+    ...Object.fromEntries(rc.rows.flatMap((r) => [
+      [`recut_share_stable_${r.recut}`, round(r.share_stable)],
+      [`recut_share_stable_changed_${r.recut}`, round(r.share_stable_changed)],
+      [`recut_roc_auc_${r.recut}`, round(r.roc_auc)],
+    ])),
+  };
+}
+
+/** The guard's section of the report. */
+export function recutMarkdown(rc: RecutReport): string {
+  return `### Re-cut invariance
+${rc.conversations} test conversations (deterministic subsample by id hash), each scored as written and re-cut
+(ages unchanged). ROC-AUC as written: ${fmt(rc.roc_auc_original)}. Target: for every guarded re-cut, >= ${RECUT_TARGET_SHARE} of
+conversations move by < ${RECUT_MAX_MOVE}. \`alternating_word_lines\` (flat text re-cut into 4-word lines under
+alternating made-up speakers) is reported, not guarded. The share counts every conversation, as the
+issue's rule does, including those a re-cut leaves as they were (flattening a flat chat, merging where
+no speaker writes twice in a row); the next columns count only the conversations whose turns (speaker and words) the re-cut changed.
+
+| re-cut | guarded | share moving < ${RECUT_MAX_MOVE} | changed by the re-cut | share moving < ${RECUT_MAX_MOVE}, changed only | mean abs move | ROC-AUC of rendering | result |
+|---|---|---|---|---|---|---|---|
+${rc.rows.map((r) => `| ${r.recut} | ${r.guarded ? 'yes' : 'no'} | ${fmt(r.share_stable)} | ${r.changed} | ${fmt(r.share_stable_changed)} | ${fmt(r.mean_abs_move)} | ${fmt(r.roc_auc)} | ${r.guarded ? mark(r.pass) : '-'} |`).join('\n')}`;
 }

@@ -6,8 +6,9 @@
 
 import type { Prediction } from '../../src/scoring/types.ts';
 import { createRng, type Rng } from '../data/rng.ts';
+import { check, fmt, round, type GuardCheck } from './guard.ts';
+import { scoreInBatches, type BatchScorer } from './harness.ts';
 import { mean, rocAuc } from './metrics.ts';
-import { scoreInBatches, type BatchScorer } from './recut-invariance.ts';
 
 export interface ShortChat {
   conversation: string;
@@ -229,4 +230,38 @@ export async function evaluateShortChats(scorer: BatchScorer): Promise<ShortChat
   const bp = await scoreInBatches(scorer, benign.map((c) => ({ conversation: c.conversation })));
   const pp = await scoreInBatches(scorer, predatory.map((c) => ({ conversation: c.conversation })));
   return shortChatMetrics(benign, predatory, bp, pp);
+}
+
+/** The guard's checks, one per target in SHORT_TARGETS. */
+export function shortChatChecks(s: ShortChatReport): GuardCheck[] {
+  return [
+    check('short chats', 'benign flagged (> 0.5)', s.benign_flagged, `<= ${SHORT_TARGETS.benign_flagged_max}`, (v) => v <= SHORT_TARGETS.benign_flagged_max),
+    check('short chats', 'benign High Risk or Critical (>= 0.6)', s.benign_high_or_critical, '= 0', (v) => v <= SHORT_TARGETS.benign_high_or_critical_max),
+    check('short chats', 'max benign score (floor)', s.benign_max_score, `<= ${SHORT_TARGETS.benign_max_score}`, (v) => v <= SHORT_TARGETS.benign_max_score),
+    check('short chats', 'ROC-AUC predatory vs benign', s.roc_auc_predatory_vs_benign, `>= ${SHORT_TARGETS.roc_auc_min}`, (v) => v >= SHORT_TARGETS.roc_auc_min),
+  ];
+}
+
+/** The guard's figures for report.metrics. */
+export function shortChatFigures(s: ShortChatReport): Record<string, number> {
+  return {
+    short_benign_flagged: round(s.benign_flagged),
+    short_benign_high_or_critical: round(s.benign_high_or_critical),
+    short_benign_max_score: round(s.benign_max_score),
+    short_predatory_vs_benign_roc_auc: round(s.roc_auc_predatory_vs_benign),
+    short_predator_named: round(s.predator_named),
+  };
+}
+
+/** The guard's section of the report. */
+export function shortChatsMarkdown(s: ShortChatReport): string {
+  return `### Short chats (hand-written, never trained on)
+${s.benign} benign 1-4 turn chats (the issue's \`user1: hi\`, \`user1: lol\\nuser2: lmao\`... and seeded combinations)
+and ${s.predatory} predatory openers. Benign flagged (> 0.5): **${fmt(s.benign_flagged)}** (target <= ${SHORT_TARGETS.benign_flagged_max});
+High Risk or Critical (>= 0.6): **${fmt(s.benign_high_or_critical)}** (target 0); max benign score **${fmt(s.benign_max_score)}**
+(floor ${SHORT_TARGETS.benign_max_score}); mean benign score ${fmt(s.benign_mean_score)}. Predatory openers flagged: ${fmt(s.predatory_recall_at_0_5)};
+ROC-AUC predatory vs benign **${fmt(s.roc_auc_predatory_vs_benign)}** (target >= ${SHORT_TARGETS.roc_auc_min}); predator named in ${s.predatory_flagged_named}.
+
+Highest-scoring benign short chats:
+${s.worst_benign.map((w) => `- ${w.harmful_score}: \`${w.conversation.replace(/\n/g, ' / ')}\``).join('\n')}`;
 }

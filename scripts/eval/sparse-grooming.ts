@@ -4,16 +4,16 @@
 // flattened. A proxy for the issue's real moderator exports (flat text of about 2,800 characters in
 // which grooming is a few lines among everyday talk), which the project does not hold. Targets for
 // the one-line flat rendering are the issue's targets for those exports (FLAT_TARGETS); the other
-// rows are reported.
+// rows are reported. The guard's checks, figures and report section are at the end.
 
 import type { ScoreRequest, Turn } from '../../src/scoring/types.ts';
 import { createRng, type Rng } from '../data/rng.ts';
 import { REAL_SOURCES } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { mergeSpeakerRuns, renderTurns, turnsOf } from '../data/recut.ts';
+import { FLAT_TARGETS, check, fmt, round, type GuardCheck } from './guard.ts';
+import { deterministicSubsample, scoreInBatches, type BatchScorer } from './harness.ts';
 import { atThreshold, cutAtFpr, mean, rocAuc } from './metrics.ts';
-import { deterministicSubsample, scoreInBatches, type BatchScorer } from './recut-invariance.ts';
-import { FLAT_TARGETS } from './slices.ts';
 
 /** Age, being alone, secrecy, pictures and camera, another app, gifts, meeting, flattery: the moves the issue names. */
 export const SPARSE_LINES: readonly string[] = [
@@ -282,4 +282,111 @@ export async function evaluateSparseMoves(scorer: BatchScorer, test: readonly La
 /** How many moves alone flag at least half of their chats, per rendering. */
 export function movesRecognised(rows: readonly SparseMoveRow[], rendering: SparseMoveRendering): number {
   return rows.filter((r) => r.rendering === rendering && r.flagged >= 0.5).length;
+}
+
+// ---- the guard "sparse grooming in real chats" ---------------------------------------------------
+
+export interface SparseGuardReport {
+  sparse_grooming: SparseRow[];
+  /** Each sparse line alone, said a few times: reported, not guarded. */
+  sparse_moves: SparseMoveRow[];
+}
+
+/** `flatCut`: the flat renderings' cut at the target FPR (FlatRenderingReport.cut_at_target_fpr). */
+export async function sparseGuard(scorer: BatchScorer, test: readonly LabeledConversation[], flatCut: number): Promise<SparseGuardReport> {
+  return { sparse_grooming: await evaluateSparseGrooming(scorer, test, flatCut), sparse_moves: await evaluateSparseMoves(scorer, test) };
+}
+
+/** The row the targets apply to (SPARSE_GUARDED), if the split had hosts. */
+function guardedRow(rows: readonly SparseRow[]): SparseRow | undefined {
+  return rows.find((r) => r.lines === SPARSE_GUARDED.lines && r.rendering === SPARSE_GUARDED.rendering);
+}
+
+/** The guard's checks: the guarded row against FLAT_TARGETS (n/a when the split has no host). */
+export function sparseChecks(g: SparseGuardReport): GuardCheck[] {
+  const row = guardedRow(g.sparse_grooming);
+  return [
+    check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: ROC-AUC`, row?.roc_auc ?? Number.NaN, `>= ${FLAT_TARGETS.roc_auc_min}`, (v) => v >= FLAT_TARGETS.roc_auc_min),
+    check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: recall at 0.5`, row?.recall_at_0_5 ?? Number.NaN, `>= ${FLAT_TARGETS.recall_min}`, (v) => v >= FLAT_TARGETS.recall_min),
+    check('sparse grooming in real chats', `${SPARSE_GUARDED_LABEL}: FPR at 0.5`, row?.fpr_at_0_5 ?? Number.NaN, `<= ${FLAT_TARGETS.fpr_max}`, (v) => v <= FLAT_TARGETS.fpr_max),
+  ];
+}
+
+/** The guard's figures for report.metrics: every row, the guarded row's host cut and recall by length, and the moves alone. */
+export function sparseFigures(g: SparseGuardReport): Record<string, number> {
+  const guarded = guardedRow(g.sparse_grooming);
+  return {
+    ...Object.fromEntries(g.sparse_grooming.flatMap((r) => {
+      const key = `sparse_${r.lines}_${r.rendering.replace(/ /g, '_')}`;
+      return [
+        [`${key}_roc_auc`, round(r.roc_auc)],
+        [`${key}_recall_at_0_5`, round(r.recall_at_0_5)],
+        [`${key}_fpr_at_0_5`, round(r.fpr_at_0_5)],
+        [`${key}_recall_at_flat_cut`, round(r.recall_at_flat_cut)],
+        [`${key}_recall_at_host_cut`, round(r.recall_at_host_cut)],
+        ...(r === guarded
+          ? [[`${key}_host_cut`, round(r.host_cut)], ...r.recall_by_length.map((b) => [`${key}_recall_at_0_5_${lengthBandKey(b)}`, round(b.recall_at_0_5)])]
+          : []),
+      ];
+    })),
+    ...Object.fromEntries(SPARSE_MOVE_RENDERINGS.flatMap((rendering) => {
+      const rows = g.sparse_moves.filter((r) => r.rendering === rendering);
+      const key = rendering.replace(/ /g, '_');
+      return rows.length === 0 ? [] : [
+        [`sparse_moves_recognised_${key}`, movesRecognised(g.sparse_moves, rendering)],
+        [`sparse_moves_mean_flagged_${key}`, round(mean(rows.map((r) => r.flagged)))],
+      ];
+    })),
+  };
+}
+
+/** The guard's section of the report; `flatCut` as for sparseGuard. */
+export function sparseMarkdown(g: SparseGuardReport, flatCut: number): string {
+  return `### Sparse grooming in real chats
+${g.sparse_grooming[0]?.pairs ?? 0} held-out real benign test chats as written (at least ${SPARSE_MIN_TURNS} turns), each scored untouched and with 3 or 5 of
+${SPARSE_LINES.length} hand-written predatory lines (age, being alone, secrecy, pictures, camera, another app, gifts,
+meeting; never in training) inserted by one speaker at seeded places: a proxy for the issue's real
+moderator exports, where grooming is a few lines among everyday talk. FPR counts the same chats
+untouched, rendered the same way. *merged runs* joins each speaker's consecutive lines into one turn, as
+some clients export a burst, so an inserted line rides inside a long turn of everyday talk. Targets
+(the issue's for real flat exports) apply to ${SPARSE_GUARDED_LABEL}.
+The flat cut is the one above (${fmt(flatCut)}), at which ${FLAT_TARGETS.fpr_max} of the flattened benign test chats are flagged
+(the generator's hard negatives among them). The host cut is the row's own, at which ${FLAT_TARGETS.fpr_max} of its untouched
+real hosts are flagged: the issue's "${FLAT_TARGETS.recall_min} flagged with <= ${FLAT_TARGETS.fpr_max} of the other excerpts flagged" read
+against real benign chats alone (reported, not guarded; the guard is at 0.5, one threshold for every chat).
+
+| lines | rendering | pairs | median characters | ROC-AUC | recall at 0.5 | FPR at 0.5 | recall / FPR at the flat cut | host cut; recall there | predator named (flagged) |
+|---|---|---|---|---|---|---|---|---|---|
+${g.sparse_grooming.map((r) => `| ${r.lines} | ${r.rendering} | ${r.pairs} | ${r.median_characters} | ${fmt(r.roc_auc)} | ${fmt(r.recall_at_0_5)} | ${fmt(r.fpr_at_0_5)} | ${fmt(r.recall_at_flat_cut)} / ${fmt(r.fpr_at_flat_cut)} | ${fmt(r.host_cut)}; ${fmt(r.recall_at_host_cut)} | ${fmt(r.predator_named_flagged)} |`).join('\n')}
+${sparseLengthLine(g.sparse_grooming)}
+
+One move alone: each line said ${SPARSE_MOVE_REPEATS} times by one speaker in every host (the same places and speaker for
+every line), nothing else added, so the rows show which moves the model reads on their own and which
+only beside others (reported, not guarded: a friend's secret is no grooming by itself, but a
+moderator should know what goes unseen).
+${g.sparse_moves.length === 0 ? '' : `Moves that flag at least half of their chats: ${SPARSE_MOVE_RENDERINGS.map((r) => `${r} ${movesRecognised(g.sparse_moves, r)} of ${SPARSE_LINES.length}`).join(', ')}.`}
+
+${sparseMoveTable(g.sparse_moves)}`;
+}
+
+/** The guarded row's recall by length: the slice's chats are shorter than the issue's exports (about 2,800 characters). */
+function sparseLengthLine(rows: readonly SparseRow[]): string {
+  const row = guardedRow(rows);
+  if (row === undefined) return '';
+  const band = (b: SparseLengthBand): string => `${lengthBandLabel(b)} characters ${fmt(b.recall_at_0_5)} (${b.chats} chats)`;
+  return `\n${SPARSE_GUARDED_LABEL}, recall at 0.5 by the chat's length (the issue's exports run to about 2,800 characters): ${row.recall_by_length.map(band).join('; ')}.`;
+}
+
+/** One row per line, weakest first (by its chats flagged over both renderings), a flagged share and mean score per rendering. */
+function sparseMoveTable(rows: readonly SparseMoveRow[]): string {
+  if (rows.length === 0) return '(no host in the test split)';
+  const lines = [...new Set(rows.map((r) => r.line))];
+  const of = (line: string): SparseMoveRow[] => SPARSE_MOVE_RENDERINGS.map((rendering) => rows.find((r) => r.line === line && r.rendering === rendering) as SparseMoveRow);
+  const sum = (line: string): number => of(line).reduce((a, r) => a + r.flagged, 0);
+  lines.sort((a, b) => sum(a) - sum(b) || SPARSE_LINES.indexOf(a) - SPARSE_LINES.indexOf(b));
+  return [
+    `| line | ${SPARSE_MOVE_RENDERINGS.map((r) => `${r}: flagged, mean score`).join(' | ')} |`,
+    `|---|${SPARSE_MOVE_RENDERINGS.map(() => '---').join('|')}|`,
+    ...lines.map((line) => `| \`${line}\` | ${of(line).map((r) => `${fmt(r.flagged)}, ${fmt(r.mean_score)}`).join(' | ')} |`),
+  ].join('\n');
 }

@@ -5,6 +5,7 @@
 // one `user1: hi` scored Critical; flat exports were never flagged). Target: test ROC-AUC <= 0.65.
 
 import { parseTurns } from '../../src/scoring/conversation.ts';
+import { check, fmt, round, type GuardCheck } from './guard.ts';
 import { rocAuc } from './metrics.ts';
 
 export interface StructureExample {
@@ -186,4 +187,47 @@ export function structureBaselineAuc(train: readonly StructureExample[], test: r
     train: train.length,
     test: test.length,
   };
+}
+
+export interface StructureGuardReport {
+  structure_baseline: StructureBaselineResult;
+  structure_baseline_generated_only: StructureBaselineResult;
+}
+
+/**
+ * The guard: the baseline on all chats, and on generated chats only. Real benign chats differ from
+ * synthetic ones in layout anyway, so the second says how much of the leak is the generator's own.
+ */
+export function structureGuard(train: readonly (StructureExample & { source: string })[], test: readonly (StructureExample & { source: string })[]): StructureGuardReport {
+  const generated = (r: { source: string }): boolean => r.source === 'generator';
+  return {
+    structure_baseline: structureBaselineAuc(train, test),
+    structure_baseline_generated_only: structureBaselineAuc(train.filter(generated), test.filter(generated)),
+  };
+}
+
+/** The guard's check: the baseline must not separate the classes better than STRUCTURE_TARGET_MAX_AUC. */
+export function structureChecks(s: StructureGuardReport): GuardCheck[] {
+  return [check('structure-only baseline', 'test ROC-AUC', s.structure_baseline.roc_auc, `<= ${STRUCTURE_TARGET_MAX_AUC}`, (v) => v <= STRUCTURE_TARGET_MAX_AUC)];
+}
+
+/** The guard's figures for report.metrics. */
+export function structureFigures(s: StructureGuardReport): Record<string, number> {
+  return {
+    structure_baseline_roc_auc: round(s.structure_baseline.roc_auc),
+    structure_baseline_roc_auc_generated_only: round(s.structure_baseline_generated_only.roc_auc),
+  };
+}
+
+/** The guard's section of the report. */
+export function structureMarkdown(s: StructureGuardReport): string {
+  const all = s.structure_baseline;
+  const generated = s.structure_baseline_generated_only;
+  return `### Structure-only baseline
+L2 logistic regression (Newton, standardized on train) on ${all.features.length} features read only through
+\`parseTurns\` and character classes, no words; trained on ${all.train} train conversations,
+tested on ${all.test}. Test ROC-AUC **${fmt(all.roc_auc)}** (target <= ${STRUCTURE_TARGET_MAX_AUC};
+above it the generator leaks the label through structure). On generated chats only (no real chats in
+train or test): **${fmt(generated.roc_auc)}** (${generated.test} test conversations). Standardized weights (all chats):
+${Object.entries(all.weights).map(([k, v]) => `\`${k}\` ${v}`).join(', ')}.`;
 }

@@ -16,7 +16,8 @@ import type { ScoreRequest } from '../../src/scoring/types.ts';
 import { shippedTestSplit } from '../../scripts/data/corpus.ts';
 import { DEFAULT_DATA_DIR } from '../../scripts/data/real.ts';
 import { RECUTS, type Recut } from '../../scripts/data/recut.ts';
-import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, scoreInBatches, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
+import { scoreInBatches } from '../../scripts/eval/harness.ts';
+import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
 import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
 
