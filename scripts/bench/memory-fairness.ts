@@ -3,8 +3,10 @@
 // run outside this process, while /health is polled back to back and a fifth key sends 40-turn
 // /predict calls. Reports what each batch was answered, the server's peak RSS and both latencies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { peakRssMb } from './cpu.ts';
+import type { Figures } from './settings.ts';
 
 export interface MemoryFairnessFigures {
   /** Answers to the 8 batches, e.g. 200 or 503 (admission), in order of sending. */
@@ -73,10 +75,9 @@ export async function memoryAndFairness(o: MemoryFairnessOptions): Promise<Memor
     const statuses = await Promise.all(Array.from({ length: BATCHES }, (_, i) => curlPost(`${base}/batch_predict`, batchKeys[i % batchKeys.length] as string, file)));
     done = true;
     await Promise.all([poll, predicts]);
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     return {
       batch_statuses: statuses,
-      peak_rss_mb: (Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024) / 1e6,
+      peak_rss_mb: peakRssMb(child.pid),
       health_p99_ms: percentile(health, 99),
       health_max_ms: Math.max(...health),
       other_key_predict_p50_ms: percentile(other, 50),
@@ -88,4 +89,22 @@ export async function memoryAndFairness(o: MemoryFairnessOptions): Promise<Memor
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
+}
+
+/** The run's figures for bench.json's `results`: memory_*, the answers counted by kind. */
+export function memoryFigures(m: MemoryFairnessFigures): Figures {
+  const ok = m.batch_statuses.filter((x) => x === 200).length;
+  const refused = m.batch_statuses.filter((x) => x === 503).length;
+  return {
+    memory_peak_rss_mb: m.peak_rss_mb,
+    memory_batches_ok: ok,
+    memory_batches_refused: refused,
+    memory_batches_other: m.batch_statuses.length - ok - refused,
+    memory_health_p99_ms: m.health_p99_ms,
+    memory_health_max_ms: m.health_max_ms,
+    memory_other_predict_p50_ms: m.other_key_predict_p50_ms,
+    memory_other_predict_p99_ms: m.other_key_predict_p99_ms,
+    memory_other_predict_failed: m.other_key_predict_failed,
+    memory_alive: m.alive ? 1 : 0,
+  };
 }
