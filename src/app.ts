@@ -24,6 +24,7 @@ import { consoleRoutes } from './routes/console.ts';
 import { healthRoutes, type ReadinessDependency } from './routes/health.ts';
 import { infoRoute } from './routes/info.ts';
 import { predictRoutes } from './routes/predict.ts';
+import { ObservedScorer } from './ops/observed-scoring.ts';
 import type { ProtectedRouteDeps } from './routes/deps.ts';
 import { v2Routes } from './routes/v2/index.ts';
 import type { ScorerOptions } from './scoring/scorer.ts';
@@ -158,9 +159,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const routeDeps: ProtectedRouteDeps = {
     config,
     logger,
-    scorer,
+    // Every prediction, from a route or a job, is recorded once on this path: metrics and the audit line.
+    scoring: new ObservedScorer(scorer, metrics, createAudit(logger, config.AUDIT_LOG, config.AUDIT_HASH_KEY)),
     metrics,
-    audit: createAudit(logger, config.AUDIT_LOG, config.AUDIT_HASH_KEY),
     shared,
   };
   await app.register(async (scope) => {

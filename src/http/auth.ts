@@ -5,8 +5,6 @@ import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.ts';
 
-export const MISSING_KEY_DETAIL = 'API key required (Bearer token)';
-export const INVALID_KEY_DETAIL = 'Invalid API key';
 
 export interface ApiKey {
   /** Non-secret identifier (a prefix of the digest's digest): rate-limit bucket and job owner. */
@@ -106,10 +104,10 @@ export function bearerAuth(keys: ApiKey[]) {
     const token = match?.[1];
     if (token === undefined) {
       reply.header('www-authenticate', 'Bearer');
-      throw new HttpError(401, MISSING_KEY_DETAIL);
+      throw new HttpError({ code: 'missing_api_key' });
     }
     const id = matchKey(keys, token);
-    if (id === undefined) throw new HttpError(403, INVALID_KEY_DETAIL);
+    if (id === undefined) throw new HttpError({ code: 'invalid_api_key' });
     request.apiKeyId = id;
   };
 }

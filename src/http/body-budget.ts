@@ -7,9 +7,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { HttpError } from './errors.ts';
 
-/** Seconds a client refused for memory should wait: long enough for a large batch to finish. */
-export const BODY_BUDGET_RETRY_AFTER_S = 5;
-
 export class BodyBudget {
   readonly limit: number;
   #used = 0;
@@ -31,8 +28,8 @@ export class BodyBudget {
 }
 
 const busy = () =>
-  new HttpError(503, 'Too many large requests in flight; retry later', { 'retry-after': String(BODY_BUDGET_RETRY_AFTER_S) }, { drainBody: true });
-const neverFits = (limit: number) => new HttpError(413, `Request body exceeds the in-flight limit of ${limit} bytes`, {}, { drainBody: true });
+  new HttpError({ code: 'body_budget_full' }, { drainBody: true });
+const neverFits = (limit: number) => new HttpError({ code: 'body_over_inflight_limit', params: { limit } }, { drainBody: true });
 
 /** Holds `bytes` of the budget for this request until its answer is written or its connection drops. */
 function holdUntilAnswered(budget: BodyBudget, reply: FastifyReply): (bytes: number) => void {

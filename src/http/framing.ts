@@ -5,10 +5,9 @@
 // smuggling), so anything the appliance does not decode itself is refused and the connection closed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.ts';
-import { NO_HOST_DETAIL } from './listeners.ts';
 
 /** Close after answering: once framing is in doubt, nothing later on the connection can be trusted. */
-const CLOSE = { connection: 'close' } as const;
+const CLOSE = { headers: { connection: 'close' } };
 
 /** The refusal for a request's framing, or undefined when the appliance reads it as the client meant. */
 export function framingError(request: Pick<FastifyRequest, 'headers' | 'raw'>): HttpError | undefined {
@@ -16,16 +15,16 @@ export function framingError(request: Pick<FastifyRequest, 'headers' | 'raw'>): 
   const version = request.raw.httpVersion;
   const te = headers['transfer-encoding'];
   if (te !== undefined) {
-    if (version === '1.0') return new HttpError(400, 'Transfer-Encoding is not allowed on HTTP/1.0: send Content-Length', CLOSE);
+    if (version === '1.0') return new HttpError({ code: 'transfer_encoding_http10' }, CLOSE);
     // Only plain chunked framing: any other coding would have to be decoded first, and is not.
-    if (te.trim().toLowerCase() !== 'chunked') return new HttpError(400, 'Transfer-Encoding must be chunked alone', CLOSE);
+    if (te.trim().toLowerCase() !== 'chunked') return new HttpError({ code: 'transfer_encoding_not_chunked' }, CLOSE);
   }
   const ce = headers['content-encoding'];
   if (ce !== undefined && ce.trim().toLowerCase() !== 'identity') {
-    return new HttpError(415, 'Content-Encoding is not supported: send the body uncompressed', CLOSE);
+    return new HttpError({ code: 'content_encoding_unsupported' }, CLOSE);
   }
   // HTTP/1.1 requires Host (RFC 9112 section 3.2); Node's own refusal is an empty 400 (app.ts turns it off).
-  if (version !== '1.0' && (headers.host === undefined || headers.host === '')) return new HttpError(400, NO_HOST_DETAIL, CLOSE);
+  if (version !== '1.0' && (headers.host === undefined || headers.host === '')) return new HttpError({ code: 'host_required' }, CLOSE);
   return undefined;
 }
 

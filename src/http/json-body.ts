@@ -51,7 +51,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: string | Buffer, done) => {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (jsonDepthExceeds(bytes, MAX_JSON_DEPTH)) {
-      done(new HttpError(422, `body: nested deeper than ${MAX_JSON_DEPTH} levels; no valid request does`), undefined);
+      done(new HttpError({ code: 'body_too_deep', params: { depth: MAX_JSON_DEPTH } }), undefined);
       return;
     }
     const text = bytes.toString('utf8');
@@ -59,7 +59,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       // Fastify's parser answers prototype poisoning and broken JSON alike; well-formed JSON that it
       // refused holds a "__proto__" key or a "constructor" with a "prototype", and the client is told so.
       if (err !== null && err !== undefined && (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' && isWellFormedJson(text)) {
-        done(new HttpError(422, 'body: a "__proto__" key, or a "constructor" key holding "prototype", is not allowed'), undefined);
+        done(new HttpError({ code: 'forbidden_key' }), undefined);
         return;
       }
       done(err, value);

@@ -8,6 +8,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
+import { errorBody } from './errors.ts';
 
 /** A certificate and its key, PEM. */
 export interface TlsMaterial {
@@ -119,8 +120,6 @@ export function httpsLocation(hostHeader: string | undefined, url: string | unde
 
 /** Redirect answers depend on the request's Host: a shared cache must not keep one for others. */
 export const REDIRECT_HEADERS = { 'cache-control': 'no-store' } as const;
-/** The 400 of a redirect that has no usable host (no PUBLIC_HOST and no plain Host header). */
-export const NO_HOST_DETAIL = 'Host header required';
 
 /** Node's settings shared by every listener: its stalled-connection cuts and who answers a missing Host. */
 export type NodeServerOptions = Required<Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval' | 'requireHostHeader'>>;
@@ -149,11 +148,11 @@ export function createRedirectServer(httpsPort: number, options: NodeServerOptio
   const server = createServer(options, (req, res) => {
     const location = httpsLocation(req.headers.host, req.url, httpsPort, publicHost);
     if (location === undefined) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: NO_HOST_DETAIL }));
+      res.writeHead(400, { 'content-type': 'application/json' }).end(errorBody({ code: 'host_required' }));
       return;
     }
     res.writeHead(308, { location, 'content-type': 'application/json', ...REDIRECT_HEADERS });
-    res.end(JSON.stringify({ detail: `Use HTTPS: ${location}` }));
+    res.end(errorBody({ code: 'use_https', params: { location } }));
   });
   server.keepAliveTimeout = options.keepAliveTimeout;
   return server;

@@ -8,6 +8,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
+import { errorText, type CodedError } from '../error-catalogue.ts';
 import { errorBodySchema } from './errors.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -42,10 +43,13 @@ const MODEL_HEADERS = {
   'X-Model-Name': header('Name of the model that scored the answer.', { type: 'string' }, true),
 };
 
+/** A schema error's example (`invalid_field`): its text as http/validation-detail.ts writes it. */
+const invalid = (text: string): CodedError => ({ code: 'invalid_field', params: { text } });
+
 interface ErrorDoc {
   description: string;
-  /** Example details, as the service writes them. */
-  details: string[];
+  /** Example errors of the catalogue, rendered as the service writes them. */
+  details: CodedError[];
   headers?: Json;
 }
 
@@ -53,39 +57,39 @@ interface ErrorDoc {
 const ERRORS: Record<number, ErrorDoc> = {
   401: {
     description: 'No `Authorization: Bearer <key>` header, or a malformed one. Checked before the body is read.',
-    details: ['API key required (Bearer token)'],
+    details: [{ code: 'missing_api_key' }],
     headers: { 'WWW-Authenticate': header('Always `Bearer`.', { type: 'string', enum: ['Bearer'] }, true) },
   },
-  403: { description: 'The key is not one of the configured API keys.', details: ['Invalid API key'] },
-  404: { description: 'No such resource.', details: ['Not found'] },
+  403: { description: 'The key is not one of the configured API keys.', details: [{ code: 'invalid_api_key' }] },
+  404: { description: 'No such resource.', details: [{ code: 'not_found' }] },
   413: {
     description:
       "The body is over the route's limit (`/predict`: 6,065,536 bytes; other routes: `BODY_LIMIT_BYTES`), or larger than all of `MAX_INFLIGHT_BODY_BYTES`.",
-    details: ['Request body exceeds the limit of 6065536 bytes', 'Request body exceeds the in-flight limit of 67108864 bytes'],
+    details: [{ code: 'body_too_large', params: { limit: 6065536 } }, { code: 'body_over_inflight_limit', params: { limit: 67108864 } }],
   },
-  414: { description: 'A path parameter (a job id) over 100 characters.', details: ['URI too long'] },
+  414: { description: 'A path parameter (a job id) over 100 characters.', details: [{ code: 'uri_too_long' }] },
   415: {
     description: 'A body that is neither JSON nor text, or a compressed one (`Content-Encoding` other than `identity`).',
-    details: ['Unsupported media type: send application/json', 'Content-Encoding is not supported: send the body uncompressed'],
+    details: [{ code: 'unsupported_media_type' }, { code: 'content_encoding_unsupported' }],
   },
   422: {
     description: 'The body or the query is invalid; the detail names the field (never quoting its value).',
-    details: ['body: malformed JSON', 'body: unknown field "age_A"'],
+    details: [{ code: 'malformed_json' }, invalid('body: unknown field "age_A"')],
   },
   429: {
     description: "Over the API key's rate limit (`RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_MS`, shared by v1 and v2).",
-    details: ['Rate limit exceeded: 60 requests per window; retry in 42 seconds'],
+    details: [{ code: 'rate_limited', params: { max: 60, after: '42 seconds' } }],
     headers: { 'Retry-After': RETRY_AFTER, ...RATE_LIMIT_HEADERS },
   },
-  500: { description: 'A bug; logged with its stack frames, never with the request.', details: ['Prediction failed unexpectedly'] },
+  500: { description: 'A bug; logged with its stack frames, never with the request.', details: [{ code: 'prediction_failed' }] },
   503: {
     description:
       'The model is not loaded (degraded), request bodies in flight are over `MAX_INFLIGHT_BODY_BYTES`, the scoring queue is full, or scoring missed its deadline: retry after `Retry-After`.',
     details: [
-      'Model is not loaded; the service is degraded',
-      'Too many large requests in flight; retry later',
-      'Scoring queue is full; retry later',
-      'Scoring did not finish in time; retry later',
+      { code: 'model_unavailable' },
+      { code: 'body_budget_full' },
+      { code: 'scoring_queue_full' },
+      { code: 'scoring_timeout' },
     ],
     headers: { 'Retry-After': RETRY_AFTER },
   },
@@ -95,9 +99,9 @@ const CATCH_ALL: Record<'4XX' | '5XX', ErrorDoc> = {
   '4XX': {
     description:
       'Any other refused request: framing the service does not accept (400), an unknown route (404), headers or body too slow (408), headers too large (431).',
-    details: ['Bad request', 'Not found', 'Request timeout', 'Request headers too large'],
+    details: [{ code: 'bad_request' }, { code: 'not_found' }, { code: 'request_timeout' }, { code: 'headers_too_large' }],
   },
-  '5XX': { description: 'Any other server-side failure.', details: ['Internal server error'] },
+  '5XX': { description: 'Any other server-side failure.', details: [{ code: 'internal_error' }] },
 };
 
 // ---- Examples: real answers of the shipped model (rounded), checked against the schemas by the tests.
@@ -164,8 +168,8 @@ interface OperationDoc {
   answers: Record<string, SuccessDoc>;
   /** Error statuses with a meaning on this route, beyond the 4XX/5XX catch-alls. */
   errors: number[];
-  /** More example details for an error status on this route. */
-  errorDetails?: Record<number, string[]>;
+  /** More example errors for an error status on this route. */
+  errorDetails?: Record<number, CodedError[]>;
   requestExamples?: Record<string, { summary: string; value: unknown }>;
 }
 
@@ -227,10 +231,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [401, 403, 413, 415, 422, 429, 500, 503],
     errorDetails: {
       422: [
-        'conversation: is required',
-        'conversation: must be at most 500000 characters',
-        'age_b must be an integer age from 0 to 120, a range "min-max" with min <= max, "minor" or "adult"',
-        'query: unknown parameter "explian"',
+        invalid('conversation: is required'),
+        invalid('conversation: must be at most 500000 characters'),
+        { code: 'invalid_age', params: { field: 'age_b', maxAge: 120 } },
+        invalid('query: unknown parameter "explian"'),
       ],
     },
     requestExamples: {
@@ -252,7 +256,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     },
     errors: [401, 403, 413, 415, 422, 429, 500, 503],
-    errorDetails: { 422: ['conversations: must hold at most 100 items', 'conversations[2]: must not be empty'] },
+    errorDetails: { 422: [invalid('conversations: must hold at most 100 items'), invalid('conversations[2]: must not be empty')] },
     requestExamples: {
       mixed: example('A plain string and an item with an age', {
         conversations: ['user1: hi\nuser2: hello', { conversation: 'alice: hi\nbob: hey', age_b: '13-15' }],
@@ -294,7 +298,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
     },
     errors: [401, 403, 413, 415, 422, 429, 500, 503],
-    errorDetails: { 422: ['messages: text must total 1 to 500000 characters (got 0)', 'query: unknown parameter "explain"'] },
+    errorDetails: { 422: [{ code: 'messages_length', params: { max: 500000, chars: 0 } }, invalid('query: unknown parameter "explain"')] },
     requestExamples: { messages: example('Two messages, both ages', { messages: MESSAGES, age_a: '34', age_b: 'minor' }) },
   },
   'POST /v2/predict/batch': {
@@ -323,13 +327,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     errors: [401, 403, 413, 415, 422, 429, 500, 503],
     errorDetails: {
-      413: ['The job holds 60000000 characters, more than JOB_MAX_QUEUED_CHARS (50000000); split it'],
+      413: [{ code: 'job_too_large', params: { chars: 60000000, max: 50000000 } }],
       422: [
-        'mode: must be "batch" (the only mode of this Preview; streaming is not available)',
-        'conversations[1].id: duplicate id "chat-1"; ids must be unique within a job',
+        { code: 'mode_not_batch' },
+        { code: 'duplicate_id', params: { where: 'conversations[1].', id: 'chat-1' } },
       ],
-      429: ['This API key already has 10 unfinished jobs (JOB_MAX_QUEUED_PER_KEY); retry when one finishes'],
-      503: ['Batch jobs are unavailable: the shared job store cannot be reached; retry shortly'],
+      429: [{ code: 'per_key_limit', params: { max: 10 } }],
+      503: [{ code: 'jobs_unavailable' }],
     },
     requestExamples: {
       poll: example('Two conversations, polled', {
@@ -367,8 +371,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     errors: [401, 403, 404, 414, 429, 503],
     errorDetails: {
-      404: ['Job not found (unknown, expired, or created by another API key)'],
-      503: ['Batch jobs are unavailable: the shared job store cannot be reached; retry shortly'],
+      404: [{ code: 'job_not_found' }],
+      503: [{ code: 'jobs_unavailable' }],
     },
   },
 };
@@ -376,9 +380,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 /** `/v2/predict/batch/:job_id` as OpenAPI writes it: `/v2/predict/batch/{job_id}`. */
 export const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
-function errorResponse(doc: ErrorDoc, extraDetails: string[] = [], authenticated = false): Json {
-  const details = [...extraDetails, ...doc.details.filter((d) => !extraDetails.includes(d))];
-  const examples = Object.fromEntries(details.map((detail, i) => [`e${i + 1}`, { summary: detail, value: { detail } }]));
+function errorResponse(doc: ErrorDoc, extraDetails: CodedError[] = [], authenticated = false): Json {
+  const bodies = [...extraDetails, ...doc.details].map((e) => ({ detail: errorText(e), code: e.code }));
+  const unique = bodies.filter((b, i) => bodies.findIndex((o) => o.detail === b.detail) === i);
+  const examples = Object.fromEntries(unique.map((body, i) => [`e${i + 1}`, { summary: body.detail, value: body }]));
   const headers = { ...(authenticated ? RATE_LIMIT_HEADERS : {}), ...doc.headers };
   return {
     description: doc.description,
@@ -489,7 +494,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: packageVersion(),
         description:
           'Scores a whole two-party chat for predatory or harmful intent and says which speaker is the predatory party. ' +
-          'Every error is `{"detail": "<reason>"}`. Protected routes need `Authorization: Bearer <API key>` and share one ' +
+          'Every error is `{"detail": "<reason>", "code": "<stable code>"}`. Protected routes need `Authorization: Bearer <API key>` and share one ' +
           'per-key rate limit; the key is checked before the body is read, so 401/403 win over 413 and 422.',
       },
       tags: [

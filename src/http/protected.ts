@@ -39,7 +39,7 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
           skipOnError: true,
         }),
     errorResponseBuilder: (_request, context) =>
-      new HttpError(429, `Rate limit exceeded: ${context.max} requests per window; retry in ${context.after}`),
+      new HttpError({ code: 'rate_limited', params: { max: context.max, after: context.after } }),
   });
   // After auth and the rate limit (onRequest): only an admitted request's body is counted and read.
   registerBodyBudget(scope, opts.bodyBudget);

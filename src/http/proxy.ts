@@ -3,7 +3,8 @@
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import type { Config, TrustProxy } from '../config.ts';
-import { httpsLocation, NO_HOST_DETAIL, REDIRECT_HEADERS } from './listeners.ts';
+import { HttpError } from './errors.ts';
+import { httpsLocation, REDIRECT_HEADERS } from './listeners.ts';
 
 /** Whether a direct peer at `address` is a proxy whose forwarding headers we believe. */
 export function trustsPeer(trust: TrustProxy): (address: string | undefined) => boolean {
@@ -22,7 +23,7 @@ export function redirectForwardedHttp(app: FastifyInstance, config: Pick<Config,
     if (request.protocol === 'http') {
       // request.host: X-Forwarded-Host from the trusted proxy, else Host; checked like the HTTP port's.
       const location = httpsLocation(request.host, request.url, config.PUBLIC_HTTPS_PORT ?? 443, config.PUBLIC_HOST);
-      if (location === undefined) return reply.code(400).send({ detail: NO_HOST_DETAIL });
+      if (location === undefined) throw new HttpError({ code: 'host_required' });
       return reply.code(308).headers({ location, ...REDIRECT_HEADERS }).send();
     }
   });

@@ -4,24 +4,31 @@
 // report it.
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import { errorText, type CodedError } from '../error-catalogue.ts';
 import { describeBug } from '../ops/describe-bug.ts';
-import { ScoringError, type Prediction, type ScoreRequest, type Scorer } from '../scoring/types.ts';
+import type { ObservedScorer } from '../ops/observed-scoring.ts';
+import { ScoringError, type Prediction } from '../scoring/types.ts';
 import { fullJitter, sleep } from '../webhooks/backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from '../webhooks/delivery.ts';
 import { checkWebhookTarget, type WebhookTargetPolicy } from '../webhooks/target.ts';
 import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
 import type { Notifier } from './notifier.ts';
-import { toV2Prediction, type V2Prediction } from './result.ts';
 import type { QueuedItem, Scheduler } from './scheduler.ts';
 import type { JobRecord, JobStore, Lease } from './store.ts';
-import { JobsUnavailableError, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
+import { JobsUnavailableError, type ItemResult, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
 
-export type { Jobs, JobItem, JobView, JobsConfig, RejectReason, SubmitResult } from './types.ts';
+export type { Jobs, JobItem, JobView, JobsConfig, SubmitResult } from './types.ts';
 
 export interface JobsDeps {
   config: JobsConfig;
-  scorer: Pick<Scorer, 'score' | 'ready'>;
+  /** Scoring on the observed path (ops/observed-scoring.ts), which records metrics and the audit line. */
+  scorer: Pick<ObservedScorer, 'score' | 'ready'>;
+  /**
+   * What a finished job keeps of a prediction (http/answers.ts toV2Prediction): jobs keep neither text
+   * nor preview. `conversation` is the text the item was scored from, for indexing an explanation.
+   */
+  shape: (prediction: Prediction, conversation: string) => ItemResult;
   registry: Registry;
   logger: JobsLogger;
   /** Conversations scored at once for jobs in this process; the rest of the pool stays free for live traffic. */
@@ -31,16 +38,7 @@ export interface JobsDeps {
    * Past it the oldest finished job is forgotten before its TTL, so memory stays bounded.
    */
   maxRetainedResults?: number;
-  /**
-   * Called once per scoring of a conversation (metrics, audit line); jobs keep neither text nor preview.
-   * An item that runs again (its outcome could not be recorded, or its replica stopped mid-item) is
-   * reported again, with the same `item`.
-   */
-  onPrediction?: (request: ScoreRequest, prediction: Prediction, result: V2Prediction, latencyMs: number, item: ScoredItem) => void;
 }
-
-/** Which job's item a prediction answers: its job and its position there. */
-export type ScoredItem = Pick<QueuedItem, 'jobId' | 'index'>;
 
 /** The parts a JobService is made of; memory/jobs.ts and redis/jobs.ts pick them. */
 export interface JobParts {
@@ -70,10 +68,10 @@ class Interrupted extends Error {
 
 export class JobService implements Jobs {
   readonly #config: JobsConfig;
-  readonly #scorer: Pick<Scorer, 'score' | 'ready'>;
+  readonly #scorer: JobsDeps['scorer'];
+  readonly #shape: JobsDeps['shape'];
   readonly #logger: JobsLogger;
   readonly #metrics: JobMetrics;
-  readonly #onPrediction: JobsDeps['onPrediction'];
   readonly #target: WebhookTargetPolicy;
   readonly #delivery: DeliveryPolicy | undefined;
   readonly #store: JobStore;
@@ -86,7 +84,7 @@ export class JobService implements Jobs {
     this.#config = c;
     this.#scorer = deps.scorer;
     this.#logger = deps.logger;
-    this.#onPrediction = deps.onPrediction;
+    this.#shape = deps.shape;
     this.#store = parts.store;
     this.#scheduler = parts.scheduler;
     this.#notifier = parts.notifier;
@@ -116,9 +114,9 @@ export class JobService implements Jobs {
   async submit(input: SubmitInput): Promise<SubmitResult> {
     const replay = await this.#replay(input);
     if (replay !== undefined) return replay;
-    const reject = (reason: Extract<SubmitResult, { ok: false }>['reason'], detail: string): SubmitResult => {
+    const reject = (error: CodedError): SubmitResult => {
       this.#metrics.jobStatus('rejected');
-      return { ok: false, reason, detail };
+      return { ok: false, error };
     };
     const checked = checkSubmission(input, {
       accepting: this.#accepting,
@@ -127,7 +125,7 @@ export class JobService implements Jobs {
       webhooksEnabled: this.#delivery !== undefined,
       target: this.#target,
     });
-    if (!checked.ok) return reject(checked.reason, checked.detail);
+    if (!checked.ok) return reject(checked.error);
     const { chars, webhookUrl } = checked;
     const c = this.#config;
     const lease: Lease = {
@@ -139,10 +137,8 @@ export class JobService implements Jobs {
     };
     // A failed reservation is not given back here: its lease lapses (the shared store sweeps it).
     const reservation = await this.#store.reserve(lease, { perKey: c.JOB_MAX_QUEUED_PER_KEY, maxChars: c.JOB_MAX_QUEUED_CHARS });
-    if (reservation === 'per_key_limit') {
-      return reject('per_key_limit', `This API key already has ${c.JOB_MAX_QUEUED_PER_KEY} unfinished jobs (JOB_MAX_QUEUED_PER_KEY); retry when one finishes`);
-    }
-    if (reservation === 'queue_full') return reject('queue_full', 'The job queue is full (JOB_MAX_QUEUED_CHARS); retry later');
+    if (reservation === 'per_key_limit') return reject({ code: 'per_key_limit', params: { max: c.JOB_MAX_QUEUED_PER_KEY } });
+    if (reservation === 'queue_full') return reject({ code: 'job_queue_full' });
 
     const record: JobRecord = {
       id: lease.jobId,
@@ -250,7 +246,7 @@ export class JobService implements Jobs {
     const record = jobId === undefined ? undefined : await this.#store.get(jobId);
     if (record === undefined || record.keyId !== input.keyId) return undefined;
     if (record.idempotency?.fingerprint !== input.idempotency.fingerprint) {
-      return { ok: false, reason: 'idempotency_mismatch', detail: 'Idempotency-Key was already used with a different request body' };
+      return { ok: false, error: { code: 'idempotency_mismatch' } };
     }
     return { ok: true, job: await this.#view(record), replayed: true };
   }
@@ -317,12 +313,15 @@ export class JobService implements Jobs {
   async #score(item: QueuedItem, signal: AbortSignal): Promise<void> {
     let timeouts = 0;
     for (let retry = 0; ; retry++) {
-      const t0 = performance.now();
       try {
-        const [prediction] = await this.#scorer.score([item.request], { signal });
-        if (prediction === undefined) throw new ScoringError('internal', 'scorer returned no prediction');
-        const result = toV2Prediction(prediction, item.request.conversation);
-        this.#onPrediction?.(item.request, prediction, result, Math.round(performance.now() - t0), { jobId: item.jobId, index: item.index });
+        // Observed (metrics, the audit line) before the result is stored, so an item's audit line
+        // precedes its visible result; an item that runs again is observed again, as the same item.
+        const [result] = await this.#scorer.score(
+          [item.request],
+          { shape: (p, request) => this.#shape(p, request.conversation), job: () => ({ job_id: item.jobId, job_item: item.index }) },
+          { signal },
+        );
+        if (result === undefined) throw new ScoringError('internal', 'scorer returned no prediction');
         await this.#store.addResult(item.jobId, item.id, result);
         return;
       } catch (err) {
@@ -391,7 +390,7 @@ export class JobService implements Jobs {
     const target = webhook.url === '' ? undefined : checkWebhookTarget(webhook.url, this.#target);
     if (target?.ok !== true) {
       const lastError =
-        target === undefined ? 'The webhook URL could not be decrypted (REDIS_ENCRYPTION_KEY_FILE differs between replicas)' : `Not sent: ${target.detail}`;
+        target === undefined ? 'The webhook URL could not be decrypted (REDIS_ENCRYPTION_KEY_FILE differs between replicas)' : `Not sent: ${errorText(target.error)}`;
       await this.#store.updateWebhook(jobId, { status: 'failed', lastError }).catch(() => undefined);
       this.#metrics.delivery('failed');
       this.#logger.warn({ job_id: jobId, webhook_id: messageId, attempts: webhook.attempts, error: lastError }, 'webhook delivery failed');

@@ -2,7 +2,7 @@
 // implementations: in memory (memory/store.ts, a single process) and in Redis (redis/store.ts, shared
 // by replicas). Neither ever holds conversation text: items travel through the scheduler, results
 // are scores.
-import type { V2Prediction } from './result.ts';
+import type { ItemResult } from './types.ts';
 import type { JobStatus, WebhookStatus } from './types.ts';
 
 export interface JobRecord {
@@ -75,11 +75,11 @@ export interface JobStore {
   abandon(jobId: string): Promise<void>;
   get(jobId: string): Promise<JobRecord | undefined>;
   /** Results keyed by conversation id, in input order. */
-  results(record: JobRecord): Promise<Record<string, V2Prediction>>;
+  results(record: JobRecord): Promise<Record<string, ItemResult>>;
   findIdempotent(keyId: string, key: string): Promise<string | undefined>;
   /** queued -> running when its first item starts. */
   markStarted(jobId: string, at: number): Promise<void>;
-  addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void>;
+  addResult(jobId: string, conversationId: string, result: ItemResult): Promise<void>;
   /** Sets `failed` with `error` unless the job already ended or failed; true when this call failed it. */
   fail(jobId: string, error: string): Promise<boolean>;
   /**

@@ -1,7 +1,14 @@
 // The jobs' public shapes: what the v2 routes hand in and get back, and the Jobs interface both
 // implementations (in memory; shared through Redis) satisfy. A leaf: it imports types only.
+import type { CodedError } from '../error-catalogue.ts';
+import type { ObservedAnswer } from '../ops/observed-scoring.ts';
 import type { ScoreRequest } from '../scoring/types.ts';
-import type { V2Prediction } from './result.ts';
+
+/**
+ * What a finished job keeps of one conversation, as the HTTP layer shaped it (http/answers.ts
+ * toV2Prediction: scores only, never text). Opaque to jobs: stored, returned and posted as it is.
+ */
+export type ItemResult = ObservedAnswer & { readonly [field: string]: unknown };
 
 /**
  * The settings jobs read: their own shape, so jobs never import the service's configuration (the
@@ -53,27 +60,15 @@ export interface JobView {
   started_at?: string;
   completed_at?: string;
   expires_at?: string;
-  results?: Record<string, V2Prediction>;
+  results?: Record<string, ItemResult>;
   error?: string;
   webhook?: { status: WebhookStatus; attempts: number; last_error?: string };
 }
 
-export type RejectReason =
-  | 'shutting_down'
-  | 'model_unavailable'
-  | 'too_many_items'
-  | 'too_large'
-  | 'per_key_limit'
-  | 'queue_full'
-  | 'invalid_webhook'
-  | 'idempotency_mismatch';
-
 export type SubmitResult =
   | { ok: true; job: JobView; replayed: boolean }
-  | { ok: false; reason: RejectReason; detail: string };
+  | { ok: false; error: CodedError };
 
-/** Floor of the Retry-After on limit answers, in seconds. */
-export const JOB_RETRY_AFTER_S = 5;
 
 /** The shared job state (Redis) could not be reached: the route answers 503 with Retry-After. */
 export class JobsUnavailableError extends Error {

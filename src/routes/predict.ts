@@ -1,7 +1,7 @@
 // POST /predict and POST /batch_predict: the v1 scoring routes (protected context).
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/errors.ts';
-import { checkAges, score, type ScoringDeps } from '../http/scoring-call.ts';
+import { checkAges, score } from '../http/scoring-call.ts';
 import type { ProtectedRouteDeps } from './deps.ts';
 import {
   batchBodySchema,
@@ -14,20 +14,8 @@ import {
   type ExplainQuery,
   type PredictBody,
 } from '../http/schemas.ts';
-import { explainTurns, type TurnExplanation } from '../scoring/explain.ts';
-import type { Prediction, ScoreRequest } from '../scoring/types.ts';
-
-
-type V1Prediction = Omit<Prediction, 'explanation'> & { explanation?: TurnExplanation };
-
-/** The v1 answer: the engine's prediction, its running trace (when asked) shaped per turn with lines. */
-function toV1(deps: ScoringDeps, p: Prediction): V1Prediction {
-  const { explanation: trace, ...rest } = p;
-  if (trace === undefined) return rest;
-  const explanation = explainTurns(trace);
-  deps.metrics?.recordExplanation(explanation.first_alert_index);
-  return { ...rest, explanation };
-}
+import { toV1Prediction } from '../http/answers.ts';
+import type { ScoreRequest } from '../scoring/types.ts';
 
 export async function predictRoutes(app: FastifyInstance, deps: ProtectedRouteDeps): Promise<void> {
   app.post<{ Body: PredictBody; Querystring: ExplainQuery }>(
@@ -40,8 +28,8 @@ export async function predictRoutes(app: FastifyInstance, deps: ProtectedRouteDe
       const { conversation, age_a, age_b } = request.body;
       checkAges(request.body);
       const explain = request.query.explain === 'true';
-      const [prediction] = await score(deps, [{ conversation, age_a, age_b, explain }], request, reply);
-      return prediction === undefined ? prediction : toV1(deps, prediction);
+      const [prediction] = await score(deps, [{ conversation, age_a, age_b, explain }], request, reply, toV1Prediction);
+      return prediction;
     },
   );
 
@@ -57,8 +45,7 @@ export async function predictRoutes(app: FastifyInstance, deps: ProtectedRouteDe
         checkAges(item, `conversations[${i}].`);
         return { conversation: item.conversation, age_a: item.age_a, age_b: item.age_b, explain };
       });
-      const predictions = await score(deps, items, request, reply);
-      return { predictions: predictions.map((p) => toV1(deps, p)) };
+      return { predictions: await score(deps, items, request, reply, toV1Prediction) };
     },
   );
 }

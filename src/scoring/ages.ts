@@ -1,4 +1,5 @@
 // Speaker ages: the accepted forms and the 8 age features of docs/model-contract.md (step 5).
+import type { CodedError } from '../error-catalogue.ts';
 
 export interface AgeRange {
   lo: number;
@@ -46,10 +47,10 @@ export function parseAge(value: string): AgeRange | undefined {
   return undefined;
 }
 
-/** The 422 detail for an invalid age, or undefined when the value is valid. */
-export function ageError(field: 'age_a' | 'age_b', value: string): string | undefined {
+/** The error of an invalid age (`invalid_age`), or undefined when the value is valid. */
+export function ageError(field: 'age_a' | 'age_b', value: string, where = ''): CodedError | undefined {
   if (parseAge(value) !== undefined) return undefined;
-  return `${field} must be an integer age from 0 to ${MAX_AGE}, a range "min-max" with min <= max, "minor" or "adult"`;
+  return { code: 'invalid_age', params: { where, field, maxAge: MAX_AGE } };
 }
 
 function agePart(value: string | undefined, out: number[], offset: number): boolean {

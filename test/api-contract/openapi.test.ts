@@ -123,12 +123,12 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('documents every error as {detail}: 4XX and 5XX on every route, each status with its headers', () => {
+  it('documents every error as {detail, code}: 4XX and 5XX on every route, each status with its headers', () => {
     expect(doc.components.schemas.ErrorBody).toEqual({
       type: 'object',
       description: expect.any(String),
-      properties: { detail: { type: 'string' } },
-      required: ['detail'],
+      properties: { detail: { type: 'string' }, code: { type: 'string', description: expect.any(String) } },
+      required: ['detail', 'code'],
       additionalProperties: false,
     });
     for (const [key, operation] of operations(doc)) {
@@ -236,7 +236,7 @@ describe('rules the routes check in code, stated in the document', () => {
     expect(res.statusCode).toBe(422);
     expect(res.json().detail).toMatch(/^age_b must be an integer age from 0 to 120/);
     const empty = await t.app.inject({ method: 'POST', url: '/v2/predict', headers: bearer(), payload: { messages: [{ user: 'user1', text: '' }] } });
-    expect(empty.json()).toEqual({ detail: 'messages: text must total 1 to 500000 characters (got 0)' });
+    expect(empty.json()).toEqual({ detail: 'messages: text must total 1 to 500000 characters (got 0)', code: 'messages_length' });
   });
 });
 

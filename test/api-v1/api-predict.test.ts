@@ -138,7 +138,7 @@ describe('POST /predict', () => {
       payload: '{"conversation": "user1: hi',
     });
     expect(bad.statusCode).toBe(422);
-    expect(bad.json()).toEqual({ detail: 'body: malformed JSON' });
+    expect(bad.json()).toEqual({ detail: 'body: malformed JSON', code: 'malformed_json' });
     const empty = await t.app.inject({
       method: 'POST',
       url: '/predict',
@@ -153,10 +153,10 @@ describe('POST /predict', () => {
       t.app.inject({ method: 'POST', url: '/predict', headers: { ...bearer(), 'content-type': type }, payload: 'user1: hi' });
     const text = await send('text/plain');
     expect(text.statusCode).toBe(422);
-    expect(text.json()).toEqual({ detail: 'body: must be a JSON object (Content-Type: application/json)' });
+    expect(text.json()).toEqual({ detail: 'body: must be a JSON object (Content-Type: application/json)', code: 'invalid_field' });
     const untyped = await t.app.inject({ method: 'POST', url: '/predict', headers: bearer() });
     expect(untyped.statusCode).toBe(422);
-    expect(untyped.json()).toEqual({ detail: 'body: must be a JSON object (Content-Type: application/json)' });
+    expect(untyped.json()).toEqual({ detail: 'body: must be a JSON object (Content-Type: application/json)', code: 'invalid_field' });
     const xml = await send('application/xml');
     expect(xml.statusCode).toBe(415);
     expect(xml.json().detail).toMatch(/application\/json/);
@@ -172,7 +172,7 @@ describe('POST /predict', () => {
         payload: { conversation: 'x'.repeat(2000) },
       });
       expect(res.statusCode).toBe(413);
-      expect(res.json()).toEqual({ detail: 'Request body exceeds the limit of 1024 bytes' });
+      expect(res.json()).toEqual({ detail: 'Request body exceeds the limit of 1024 bytes', code: 'body_too_large' });
     } finally {
       await small.close();
     }
@@ -181,7 +181,7 @@ describe('POST /predict', () => {
   it('answers unknown routes with 404 and a detail', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/nope' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ detail: 'Not found' });
+    expect(res.json()).toEqual({ detail: 'Not found', code: 'not_found' });
   });
 
   it('sets security headers (HSTS, nosniff) on answers', async () => {

@@ -146,7 +146,7 @@ describe('POST /v2/predict shares v1 authentication', () => {
   it('no key is a 401 with the spec detail, even with an invalid body', async () => {
     const res = await predict({ messages: [] }, {});
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ detail: 'API key required (Bearer token)' });
+    expect(res.json()).toEqual({ detail: 'API key required (Bearer token)', code: 'missing_api_key' });
   });
 
   it('a wrong key is a 403', async () => {

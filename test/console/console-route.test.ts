@@ -72,9 +72,12 @@ describe('GET /console and its files', () => {
     for (const url of ['/console/nope.js', '/console/../package.json', '/console/%2e%2e/package.json', '/console/.env']) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
-      expect(res.json(), url).toEqual({ detail: 'Not found' });
+      expect(res.json(), url).toEqual({ detail: 'Not found', code: 'not_found' });
     }
-    expect((await t.app.inject({ method: 'POST', url: '/console', payload: {} })).statusCode).toBe(404);
+    // A served path asked with another method: 405 naming the methods it serves (issue 33).
+    const post = await t.app.inject({ method: 'POST', url: '/console', payload: {} });
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
   });
 
   it('the page holds no inline script, style or handler, and names only its own files', () => {
@@ -121,7 +124,7 @@ describe('CONSOLE_ENABLED=false', () => {
   it.each(FILES.map(([url]) => url))('%s is the app 404', async (url) => {
     const res = await off.app.inject({ method: 'GET', url });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ detail: 'Not found' });
+    expect(res.json()).toEqual({ detail: 'Not found', code: 'not_found' });
     expect(res.headers['content-security-policy']).not.toBe(CONSOLE_CSP);
   });
 

@@ -323,7 +323,7 @@ describe.skipIf(skipReason !== undefined)('container under a 1 GiB memory limit'
       if (a.status === 200) {
         expect((JSON.parse(a.body) as { predictions: unknown[] }).predictions, what).toHaveLength(ITEMS);
       } else {
-        expect(JSON.parse(a.body), what).toEqual({ detail: ADMISSION_DETAIL });
+        expect(JSON.parse(a.body), what).toEqual({ detail: ADMISSION_DETAIL, code: 'body_budget_full' });
         expect(a.retryAfter, what).toMatch(/^[1-9]\d*$/);
       }
     }

@@ -109,7 +109,7 @@ describe('helm test script (files/helm-test-predict.mjs) against the real servic
   it('fails with the service\'s answer on a key it does not accept', async () => {
     const run = await runScript({ API_KEYS_FILE: file('wrong-key'), TLS_CA_FILE: file('ca.crt') });
     expect(run.code).toBe(1);
-    expect(run.out).toMatch(/^FAIL .*HTTP 403: \{"detail":"Invalid API key"\}/m);
+    expect(run.out).toMatch(/^FAIL .*HTTP 403: \{"detail":"Invalid API key","code":"invalid_api_key"\}/m);
   });
 
   it('fails, naming tests.apiKey.existingSecret, when every key is a sha256: hash', async () => {

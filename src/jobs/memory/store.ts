@@ -1,12 +1,12 @@
 // Job state in this process's memory: the JobStore (store.ts) of a single process. It never holds
 // conversation text: items travel through the scheduler, results are scores.
-import type { V2Prediction } from '../result.ts';
+import type { ItemResult } from '../types.ts';
 import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from '../store.ts';
 import { JobsUnavailableError } from '../types.ts';
 
 interface MemoryJob {
   record: JobRecord;
-  results: Map<string, V2Prediction>;
+  results: Map<string, ItemResult>;
   /** Item indices accounted for. */
   finished: Set<number>;
 }
@@ -91,9 +91,9 @@ export class MemoryJobStore implements JobStore {
     return job.record;
   }
 
-  async results(record: JobRecord): Promise<Record<string, V2Prediction>> {
+  async results(record: JobRecord): Promise<Record<string, ItemResult>> {
     const results = this.#jobs.get(record.id)?.results;
-    const entries: Array<[string, V2Prediction]> = [];
+    const entries: Array<[string, ItemResult]> = [];
     for (const id of record.ids) {
       const r = results?.get(id);
       if (r !== undefined) entries.push([id, r]);
@@ -113,7 +113,7 @@ export class MemoryJobStore implements JobStore {
     record.startedAt = at;
   }
 
-  async addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void> {
+  async addResult(jobId: string, conversationId: string, result: ItemResult): Promise<void> {
     const job = this.#jobs.get(jobId);
     if (job === undefined || job.record.status !== 'running') return;
     if (!job.results.has(conversationId)) job.record.done++;

@@ -4,7 +4,7 @@
 // JOB_RESULT_TTL_MS.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { V2Prediction } from '../result.ts';
+import type { ItemResult } from '../types.ts';
 import type { Sealer } from './sealing.ts';
 import type { JobLimits, JobRecord, JobStore, Lease, Reservation } from '../store.ts';
 import { JobsUnavailableError, type JobStatus, type WebhookStatus } from '../types.ts';
@@ -290,12 +290,12 @@ export class RedisJobStore implements JobStore {
     }
   }
 
-  async results(record: JobRecord): Promise<Record<string, V2Prediction>> {
+  async results(record: JobRecord): Promise<Record<string, ItemResult>> {
     const stored = await this.#do(() => this.#redis.hgetall(this.#results(record.id)));
-    const entries: Array<[string, V2Prediction]> = [];
+    const entries: Array<[string, ItemResult]> = [];
     for (const id of record.ids) {
       const r = stored[id];
-      if (r !== undefined) entries.push([id, JSON.parse(r) as V2Prediction]);
+      if (r !== undefined) entries.push([id, JSON.parse(r) as ItemResult]);
     }
     return Object.fromEntries(entries);
   }
@@ -308,7 +308,7 @@ export class RedisJobStore implements JobStore {
     await this.#do(() => this.#redis.eval(MARK_STARTED, 1, this.#job(jobId), at));
   }
 
-  async addResult(jobId: string, conversationId: string, result: V2Prediction): Promise<void> {
+  async addResult(jobId: string, conversationId: string, result: ItemResult): Promise<void> {
     await this.#do(() => this.#redis.eval(ADD_RESULT, 2, this.#job(jobId), this.#results(jobId), conversationId, JSON.stringify(result)));
   }
 

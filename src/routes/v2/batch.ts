@@ -1,7 +1,7 @@
 // POST /v2/predict/batch and GET /v2/predict/batch/:job_id (Preview): asynchronous jobs.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errorResponses, HttpError, jobRejection } from '../../http/errors.ts';
+import { errorResponses, HttpError } from '../../http/errors.ts';
 import { noQuerySchema } from '../../http/schemas.ts';
 import { checkAges } from '../../http/scoring-call.ts';
 import type { Jobs, JobView } from '../../jobs/types.ts';
@@ -18,7 +18,7 @@ const POLL_PATH = '/v2/predict/batch/';
 
 function keyOf(request: FastifyRequest): string {
   // Set by the protected context's auth hook; a route here without it would be a wiring bug.
-  if (request.apiKeyId === undefined) throw new HttpError(500, 'Internal server error');
+  if (request.apiKeyId === undefined) throw new HttpError({ code: 'internal_error' });
   return request.apiKeyId;
 }
 
@@ -40,12 +40,12 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
     async (request, reply) => {
       const body = request.body;
       if (body.mode !== 'batch') {
-        throw new HttpError(422, 'mode: must be "batch" (the only mode of this Preview; streaming is not available)');
+        throw new HttpError({ code: 'mode_not_batch' });
       }
       const seen = new Set<string>();
       const items = body.conversations.map((c, i) => {
         const where = `conversations[${i}].`;
-        if (seen.has(c.id)) throw new HttpError(422, `${where}id: duplicate id ${JSON.stringify(c.id)}; ids must be unique within a job`);
+        if (seen.has(c.id)) throw new HttpError({ code: 'duplicate_id', params: { where, id: c.id } });
         seen.add(c.id);
         checkTextLength(c.messages, where);
         checkAges(c, where);
@@ -61,7 +61,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
             ? undefined
             : { key: idemKey, fingerprint: createHash('sha256').update(JSON.stringify(body)).digest('hex') },
       });
-      if (!result.ok) throw jobRejection(result.reason, result.detail);
+      if (!result.ok) throw new HttpError(result.error);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(202).header('location', `${POLL_PATH}${result.job.job_id}`).send(accepted(result.job));
     },
@@ -74,7 +74,7 @@ export async function v2BatchRoutes(app: FastifyInstance, opts: BatchRouteOption
       // Another key's job, an expired one and one lost in a restart all answer the same 404, so a job
       // id reveals nothing about whether it exists.
       const job = await jobs.get(keyOf(request), request.params.job_id);
-      if (job === undefined) throw new HttpError(404, 'Job not found (unknown, expired, or created by another API key)');
+      if (job === undefined) throw new HttpError({ code: 'job_not_found' });
       return job;
     },
   );

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ProtectedRouteDeps } from '../deps.ts';
-import { observePrediction } from '../../http/scoring-call.ts';
+import { toV2Prediction } from '../../http/answers.ts';
 import type { JobsDeps } from '../../jobs/jobs.ts';
 import { createJobs } from '../../jobs/memory/jobs.ts';
 import { loadSealingKey, Sealer } from '../../jobs/redis/sealing.ts';
@@ -22,17 +22,14 @@ export interface V2Options extends ProtectedRouteDeps {
 }
 
 export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<void> {
-  const { config, scorer, metrics, audit, shared } = deps;
+  const { config, scoring, metrics, shared } = deps;
   const jobsDeps: JobsDeps = {
     config,
-    scorer,
+    scorer: scoring,
+    shape: toV2Prediction,
     registry: metrics?.registry ?? new Registry(),
     logger: deps.logger.child({ component: 'jobs' }),
     ...(deps.jobConcurrency === undefined ? {} : { concurrency: deps.jobConcurrency }),
-    onPrediction: (request, prediction, result, latencyMs, item) => {
-      observePrediction({ scorer, metrics, audit }, request.conversation, prediction, latencyMs, { job_id: item.jobId, job_item: item.index });
-      if (result.explanation !== undefined) metrics?.recordExplanation(result.explanation.first_alert_index);
-    },
   };
   // The key file was checked at start (config.ts); REDIS_URL without it never gets this far.
   // BullMQ is loaded only when Redis is configured.
@@ -58,6 +55,6 @@ export async function v2Routes(app: FastifyInstance, deps: V2Options): Promise<v
   });
 
   // Not `deps` itself: it carries the `/v2` prefix this plugin was registered with.
-  await app.register(v2PredictRoute, { scorer, metrics, audit });
+  await app.register(v2PredictRoute, { scoring });
   await app.register(v2BatchRoutes, { jobs, maxItems: config.JOB_MAX_ITEMS });
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses, HttpError } from '../../http/errors.ts';
 import { noQuerySchema } from '../../http/schemas.ts';
 import { checkAges, score, type ScoringDeps } from '../../http/scoring-call.ts';
-import { toV2Prediction } from '../../jobs/result.ts';
+import { toV2Prediction } from '../../http/answers.ts';
 import { messagesToConversation, textCharacters, type Message } from './messages.ts';
 import { MAX_CONVERSATION_CHARS, v2PredictBodySchema, v2PredictionSchema, type V2PredictBody } from './schemas.ts';
 
@@ -12,7 +12,7 @@ import { MAX_CONVERSATION_CHARS, v2PredictBodySchema, v2PredictionSchema, type V
 export function checkTextLength(messages: readonly Message[], where = ''): void {
   const chars = textCharacters(messages);
   if (chars < 1 || chars > MAX_CONVERSATION_CHARS) {
-    throw new HttpError(422, `${where}messages: text must total 1 to ${MAX_CONVERSATION_CHARS} characters (got ${chars})`);
+    throw new HttpError({ code: 'messages_length', params: { where, max: MAX_CONVERSATION_CHARS, chars } });
   }
 }
 
@@ -26,10 +26,8 @@ export async function v2PredictRoute(app: FastifyInstance, deps: ScoringDeps): P
       checkAges(request.body);
       const started = performance.now();
       const conversation = messagesToConversation(messages);
-      const [prediction] = await score(deps, [{ conversation, age_a, age_b, explain }], request, reply);
-      if (prediction === undefined) throw new HttpError(500, 'Prediction failed unexpectedly');
-      const result = toV2Prediction(prediction, conversation);
-      if (result.explanation !== undefined) deps.metrics?.recordExplanation(result.explanation.first_alert_index);
+      const [result] = await score(deps, [{ conversation, age_a, age_b, explain }], request, reply, (p) => toV2Prediction(p, conversation));
+      if (result === undefined) throw new HttpError({ code: 'prediction_failed' });
       return { ...result, latency_ms: Math.round(performance.now() - started) };
     },
   );

@@ -24,7 +24,7 @@ describe('authentication', () => {
   it.each(['/predict', '/batch_predict'])('answers 401 with the exact spec detail on %s without a key', async (url) => {
     const res = await post(url, {});
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ detail: 'API key required (Bearer token)' });
+    expect(res.json()).toEqual({ detail: 'API key required (Bearer token)', code: 'missing_api_key' });
     expect(res.headers['www-authenticate']).toBe('Bearer');
   });
 
@@ -43,7 +43,7 @@ describe('authentication', () => {
   it('answers 403 "Invalid API key" for a wrong key', async () => {
     const res = await post('/predict', bearer('not-a-key'));
     expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ detail: 'Invalid API key' });
+    expect(res.json()).toEqual({ detail: 'Invalid API key', code: 'invalid_api_key' });
   });
 
   it('does not accept a key that was not configured for this app', async () => {

@@ -52,7 +52,7 @@ describe('request bodies in flight share MAX_INFLIGHT_BODY_BYTES', () => {
   it('a body larger than the whole budget is refused 413 naming the limit', async () => {
     const res = await fetch(`${l.appUrl}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: body(BUDGET + 10) });
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ detail: `Request body exceeds the in-flight limit of ${BUDGET} bytes` });
+    expect(await res.json()).toEqual({ detail: `Request body exceeds the in-flight limit of ${BUDGET} bytes`, code: 'body_over_inflight_limit' });
   });
 
   it("while one key's large body is in flight, another key's large body gets 503 with Retry-After at once; once answered, it fits", async () => {

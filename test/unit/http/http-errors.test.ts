@@ -2,7 +2,8 @@
 // stack frames only, and neither the answer nor the log quotes the error's message.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { HttpError, jsonPointerToPath, registerErrorHandling, toHttpError } from '../../../src/http/errors.ts';
+import { HttpError, registerErrorHandling, toHttpError } from '../../../src/http/errors.ts';
+import { jsonPointerToPath } from '../../../src/http/validation-detail.ts';
 import { ScoringError } from '../../../src/scoring/types.ts';
 import { captureLogs } from '../../helpers/app.ts';
 
@@ -34,16 +35,37 @@ describe('error mapping', () => {
       throw new Error('conversation text MARKER-500 in a message');
     });
     app.get('/teapot', async () => {
-      throw new HttpError(418, 'short and stout');
+      throw new HttpError({ code: 'mode_not_batch' });
     });
     const res = await app.inject({ method: 'GET', url: '/boom' });
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ detail: 'Internal server error' });
+    expect(res.json()).toEqual({ detail: 'Internal server error', code: 'internal_error' });
     const bug = lines.map((l) => JSON.parse(l)).find((l) => l.bug !== undefined);
     expect(bug?.bug.type).toBe('Error');
     expect(bug?.bug.stack).toMatch(/at /);
     for (const line of lines) expect(line).not.toContain('MARKER-500');
-    expect((await app.inject({ method: 'GET', url: '/teapot' })).json()).toEqual({ detail: 'short and stout' });
+    expect((await app.inject({ method: 'GET', url: '/teapot' })).json()).toEqual({ detail: 'mode: must be "batch" (the only mode of this Preview; streaming is not available)', code: 'mode_not_batch' });
+    await app.close();
+  });
+
+  it('answers a served path asked with another method 405 with Allow, and an unknown path 404', async () => {
+    const app = Fastify() as unknown as FastifyInstance;
+    registerErrorHandling(app, 1024);
+    app.post('/predict', async () => ({}));
+    await app.register(async (scope) => {
+      scope.get('/v2/predict/batch/:job_id', async () => ({}));
+    });
+    const get = await app.inject({ method: 'GET', url: '/predict?explain=true' });
+    expect(get.statusCode).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    expect(get.json()).toEqual({ detail: 'Method not allowed', code: 'method_not_allowed' });
+    const del = await app.inject({ method: 'DELETE', url: '/v2/predict/batch/abc' });
+    expect(del.statusCode).toBe(405);
+    expect(del.headers.allow).toBe('GET, HEAD');
+    expect((await app.inject({ method: 'GET', url: '/v2/predict/batch/abc/more' })).statusCode).toBe(404);
+    const unknown = await app.inject({ method: 'GET', url: '/nothing' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers.allow).toBeUndefined();
     await app.close();
   });
 });

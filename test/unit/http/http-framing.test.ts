@@ -77,32 +77,32 @@ afterAll(async () => {
 describe('errors raised below Fastify answer {detail}', () => {
   it('a header block over the limit is a 431 with a detail', async () => {
     const { answer } = await exchange(portOf(plainListeners), [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
-    expect(statusAndBody(answer)).toEqual({ status: 431, body: { detail: 'Request headers too large' } });
+    expect(statusAndBody(answer)).toEqual({ status: 431, body: { detail: 'Request headers too large', code: 'headers_too_large' } });
   });
 
   it('bad framing (a Content-Length that is not a number) is a 400 with a detail', async () => {
     const { answer } = await exchange(portOf(plainListeners), ['POST /predict HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']);
-    expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Bad request' } });
+    expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Bad request', code: 'bad_request' } });
   });
 
   it('Expect: 100-continue then a malformed chunked body: the 100 is followed by a 400 with a detail, not a bare close', async () => {
     const { answer } = await exchange(portOf(plainListeners), ['POST /predict HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n']);
     expect(answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).toBe(true);
-    expect(statusAndBody(answer.slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toEqual({ status: 400, body: { detail: 'Bad request' } });
+    expect(statusAndBody(answer.slice('HTTP/1.1 100 Continue\r\n\r\n'.length))).toEqual({ status: 400, body: { detail: 'Bad request', code: 'bad_request' } });
   });
 });
 
 describe("errors raised by Fastify's router answer {detail} and echo nothing of the URL", () => {
   it('a malformed percent-encoding is a 400 with a detail', async () => {
     const { answer } = await exchange(portOf(plainListeners), ['GET /v2/predict/batch/%zzSECRET HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
-    expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Malformed URL: invalid percent-encoding' } });
+    expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Malformed URL: invalid percent-encoding', code: 'malformed_url' } });
     expect(answer).not.toContain('SECRET');
   });
 
   it('a path parameter over 100 characters (a 200-character job id) is a 414 with a detail', async () => {
     const id = `SECRET${'a'.repeat(194)}`;
     const { answer } = await exchange(portOf(plainListeners), [`GET /v2/predict/batch/${id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\n\r\n`]);
-    expect(statusAndBody(answer)).toEqual({ status: 414, body: { detail: 'URI too long' } });
+    expect(statusAndBody(answer)).toEqual({ status: 414, body: { detail: 'URI too long', code: 'uri_too_long' } });
     expect(answer).not.toContain('SECRET');
   });
 });
@@ -111,13 +111,13 @@ describe('framing the appliance does not decode is refused before authentication
   const post = (head: string, body: string) => [`POST /predict ${head}\r\nContent-Type: application/json\r\n${body}`];
 
   it.each([
-    ['Transfer-Encoding other than chunked alone', 'HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked', '\r\n5\r\nhello\r\n0\r\n\r\n', 400, 'Transfer-Encoding must be chunked alone'],
-    ['Transfer-Encoding on HTTP/1.0', 'HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked', '\r\n2\r\n{}\r\n0\r\n\r\n', 400, 'Transfer-Encoding is not allowed on HTTP/1.0: send Content-Length'],
-    ['a compressed body (Content-Encoding: gzip)', 'HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 2', '\r\n{}', 415, 'Content-Encoding is not supported: send the body uncompressed'],
-    ['an HTTP/1.1 request without Host', 'HTTP/1.1\r\nContent-Length: 2', '\r\n{}', 400, 'Host header required'],
-  ])('%s: answered with its status and a detail, and the server closes at once', async (_name, head, body, status, detail) => {
+    ['Transfer-Encoding other than chunked alone', 'HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked', '\r\n5\r\nhello\r\n0\r\n\r\n', 400, 'Transfer-Encoding must be chunked alone', 'transfer_encoding_not_chunked'],
+    ['Transfer-Encoding on HTTP/1.0', 'HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked', '\r\n2\r\n{}\r\n0\r\n\r\n', 400, 'Transfer-Encoding is not allowed on HTTP/1.0: send Content-Length', 'transfer_encoding_http10'],
+    ['a compressed body (Content-Encoding: gzip)', 'HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 2', '\r\n{}', 415, 'Content-Encoding is not supported: send the body uncompressed', 'content_encoding_unsupported'],
+    ['an HTTP/1.1 request without Host', 'HTTP/1.1\r\nContent-Length: 2', '\r\n{}', 400, 'Host header required', 'host_required'],
+  ])('%s: answered with its status and a detail, and the server closes at once', async (_name, head, body, status, detail, code) => {
     const r = await exchange(portOf(plainListeners), post(head, body));
-    expect(statusAndBody(r.answer)).toEqual({ status, body: { detail } });
+    expect(statusAndBody(r.answer)).toEqual({ status, body: { detail, code } });
     expect(headOf(r.answer)).toContain('connection: close');
     expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS);
   });
@@ -129,7 +129,7 @@ describe('framing the appliance does not decode is refused before authentication
 
   it('Content-Encoding: identity is accepted as no encoding', async () => {
     const { answer } = await exchange(portOf(plainListeners), post(`HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nConnection: close\r\nContent-Encoding: identity\r\nContent-Length: 2`, '\r\n{}'));
-    expect(statusAndBody(answer)).toEqual({ status: 422, body: { detail: 'conversation: is required' } });
+    expect(statusAndBody(answer)).toEqual({ status: 422, body: { detail: 'conversation: is required', code: 'invalid_field' } });
   });
 });
 
@@ -190,7 +190,7 @@ describe('stalled connections are cut at REQUEST_TIMEOUT_MS', () => {
 
   it('incomplete headers: a 408 with a detail, within the timeout', async () => {
     const r = await exchange(portOf(plainListeners), ['GET /health HTTP/1.1\r\nHost: x\r\n']);
-    expect(statusAndBody(r.answer)).toEqual({ status: 408, body: { detail: 'Request timeout' } });
+    expect(statusAndBody(r.answer)).toEqual({ status: 408, body: { detail: 'Request timeout', code: 'request_timeout' } });
     expect(r.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
     expect(r.closedAfterMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
   });

@@ -62,9 +62,9 @@ describe('the body parser on a route', () => {
     const proto = await postRaw('{"conversation":"user1: hi","__proto__":{"x":1}}');
     // The parser refuses it, and says why (a schema refusal of an unknown "__proto__" field would read
     // 'body: unknown field'); broken JSON is still called that.
-    expect(bad.json()).toEqual({ detail: 'body: malformed JSON' });
+    expect(bad.json()).toEqual({ detail: 'body: malformed JSON', code: 'malformed_json' });
     expect(proto.statusCode).toBe(422);
-    expect(proto.json()).toEqual({ detail: 'body: a "__proto__" key, or a "constructor" key holding "prototype", is not allowed' });
+    expect(proto.json()).toEqual({ detail: 'body: a "__proto__" key, or a "constructor" key holding "prototype", is not allowed', code: 'forbidden_key' });
     const ctor = await postRaw('{"conversation":"user1: hi","constructor":{"prototype":{"x":1}}}');
     expect(ctor.statusCode).toBe(422);
     expect(ctor.json().detail).toMatch(/"constructor" key holding "prototype"/);

@@ -15,6 +15,7 @@ import { JobsUnavailableError } from '../../../src/jobs/types.ts';
 import { newMessageId } from '../../../src/webhooks/signing.ts';
 import { createScorer, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { startReceiver, verifyStandardWebhook } from '../../helpers/webhook-receiver.ts';
+import { jobScoring } from './job-scoring.ts';
 
 const silent = { info: () => {}, warn: () => {} };
 
@@ -41,7 +42,7 @@ async function settle(jobs: Jobs, key: string, id: string, timeoutMs = 30_000): 
 
 async function accepted(pending: ReturnType<Jobs['submit']>): Promise<JobView> {
   const result = await pending;
-  if (!result.ok) throw new Error(`rejected: ${result.reason}`);
+  if (!result.ok) throw new Error(`rejected: ${result.error.code}`);
   return result.job;
 }
 
@@ -54,7 +55,7 @@ afterAll(async () => scorer.close());
 
 const make = (env: Record<string, string> = {}, concurrency = 2) => {
   const registry = new Registry();
-  const jobs = createJobs({ config: testConfig(env), scorer, registry, logger: silent, concurrency });
+  const jobs = createJobs({ config: testConfig(env), ...jobScoring(scorer), registry, logger: silent, concurrency });
   return { jobs, registry };
 };
 
@@ -118,7 +119,7 @@ describe('the runner feeds the scorer at a bounded concurrency', () => {
 
 describe('retention', () => {
   it('past maxRetainedResults the oldest finished job is forgotten first, so memory stays bounded', async () => {
-    const jobs = createJobs({ config: testConfig(), scorer, registry: new Registry(), logger: silent, maxRetainedResults: 5 });
+    const jobs = createJobs({ config: testConfig(), ...jobScoring(scorer), registry: new Registry(), logger: silent, maxRetainedResults: 5 });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const job = await accepted(jobs.submit({ keyId: 'k', items: items(2, 4) }));
@@ -135,9 +136,9 @@ describe('retention', () => {
 describe('admission', () => {
   it('refuses jobs while the model is not loaded', async () => {
     const down = await createScorer({ modelDir: '/nonexistent', workers: 1, intraOpThreads: 1, maxQueue: 2, timeoutMs: 1000 });
-    const jobs = createJobs({ config: testConfig(), scorer: down, registry: new Registry(), logger: silent });
+    const jobs = createJobs({ config: testConfig(), ...jobScoring(down), registry: new Registry(), logger: silent });
     const result = await jobs.submit({ keyId: 'k', items: items(1) });
-    expect(result).toMatchObject({ ok: false, reason: 'model_unavailable' });
+    expect(result).toMatchObject({ ok: false, error: { code: 'model_unavailable' } });
     await down.close();
   });
 });
@@ -147,7 +148,7 @@ describe('drain (shutdown)', () => {
     const { jobs } = make();
     const job = await accepted(jobs.submit({ keyId: 'k', items: items(20) }));
     const draining = jobs.drain(30_000);
-    expect(await jobs.submit({ keyId: 'k', items: items(1) })).toMatchObject({ ok: false, reason: 'shutting_down' });
+    expect(await jobs.submit({ keyId: 'k', items: items(1) })).toMatchObject({ ok: false, error: { code: 'shutting_down' } });
     await draining;
     expect(await jobs.get('k', job.job_id)).toMatchObject({ status: 'done', progress: { done: 20, total: 20 } });
   });
@@ -225,7 +226,7 @@ describe('webhook delivery resumed from the attempts another replica recorded', 
         ...env,
       });
       const notifier = recorded === undefined ? new LocalNotifier() : takeover;
-      const jobs = new JobService({ config, scorer, registry: new Registry(), logger: silent }, { store, scheduler: new LocalScheduler(1), notifier });
+      const jobs = new JobService({ config, ...jobScoring(scorer), registry: new Registry(), logger: silent }, { store, scheduler: new LocalScheduler(1), notifier });
       const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/takeover') }));
       const view = await until(async () => {
         const v = await jobs.get('k', job.job_id);
@@ -276,7 +277,7 @@ describe('logs of a job item that could not be recorded', () => {
     const lines: Array<Record<string, unknown>> = [];
     const logger = { info: () => {}, warn: (o: Record<string, unknown>) => void lines.push(o) };
     const jobs = new JobService(
-      { config: testConfig(), scorer, registry: new Registry(), logger },
+      { config: testConfig(), ...jobScoring(scorer), registry: new Registry(), logger },
       { store: new FailingStore(), scheduler: new LocalScheduler(1), notifier: new LocalNotifier() },
     );
     const job = await accepted(jobs.submit({ keyId: 'k', items: items(2) }));
@@ -300,7 +301,7 @@ describe('a submission that cannot be queued leaves nothing behind', () => {
   it('answers unavailable, gives the budget and the Idempotency-Key back, and keeps no job', async () => {
     const registry = new Registry();
     const jobs = new JobService(
-      { config: testConfig({ JOB_MAX_QUEUED_PER_KEY: '1' }), scorer, registry, logger: silent },
+      { config: testConfig({ JOB_MAX_QUEUED_PER_KEY: '1' }), ...jobScoring(scorer), registry, logger: silent },
       { store: new MemoryJobStore(), scheduler: new FailingOnceScheduler(2), notifier: new LocalNotifier() },
     );
     const idempotency = { key: 'same', fingerprint: 'f1' };
@@ -363,7 +364,7 @@ describe('a shared queue runs an item again when the store could not record it',
       };
       const queue = new RerunningQueue();
       const jobs = new JobService(
-        { config: testConfig(env), scorer, registry: new Registry(), logger: silent },
+        { config: testConfig(env), ...jobScoring(scorer), registry: new Registry(), logger: silent },
         { store: new MemoryJobStore(), scheduler: queue, notifier: flaky },
       );
       const job = await accepted(jobs.submit({ keyId: 'k', items: items(2), webhookUrl: receiver.url('/rerun') }));

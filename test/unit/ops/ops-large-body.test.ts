@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRAIN_MAX_BYTES } from '../../../src/http/errors.ts';
+import { DRAIN_MAX_BYTES } from '../../../src/http/lingering-close.ts';
 import { MAX_PREDICT_BODY_BYTES } from '../../../src/http/schemas.ts';
 import { startServerProcess, type ServerProcess } from '../../helpers/process.ts';
 import { TEST_KEY } from '../../helpers/app.ts';
@@ -85,7 +85,7 @@ describe('large authenticated bodies', () => {
     // Before the fix each of these five got `[Errno 32] Broken pipe`.
     for (let i = 0; i < 5; i++) {
       const r = spawnSync('python3', ['-c', script, `${server.url}/predict`, TEST_KEY, String(MAX_PREDICT_BODY_BYTES * 4)], { encoding: 'utf8' });
-      expect(r.stdout.trim()).toBe(`413 {"detail":"Request body exceeds the limit of ${MAX_PREDICT_BODY_BYTES} bytes"}`);
+      expect(r.stdout.trim()).toBe(`413 {"detail":"Request body exceeds the limit of ${MAX_PREDICT_BODY_BYTES} bytes","code":"body_too_large"}`);
     }
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ageError, ageFeatures, parseAge, usedAgeFeatures } from '../../../src/scoring/ages.ts';
+import { errorText } from '../../../src/error-catalogue.ts';
+import { ageError as ageProblem, ageFeatures, parseAge, usedAgeFeatures } from '../../../src/scoring/ages.ts';
+
+/** The text the service answers for the age, or undefined when it is valid. */
+const ageError = (field: 'age_a' | 'age_b', value: string): string | undefined => {
+  const problem = ageProblem(field, value);
+  return problem === undefined ? undefined : errorText(problem);
+};
 
 describe('ages: exact, range or class', () => {
   it('accepts an exact integer age from 0 to 120', () => {

@@ -1,4 +1,5 @@
 // Webhook signing, the SSRF guard and delivery with retries, against a real HTTP receiver.
+import { errorText } from '../../../src/error-catalogue.ts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -65,7 +66,7 @@ describe('the SSRF guard accepts only allow-listed host:port over https', () => 
   ])('refuses %s', (url, detail) => {
     const check = checkWebhookTarget(url, policy);
     expect(check.ok).toBe(false);
-    if (!check.ok) expect(check.detail).toMatch(detail);
+    if (!check.ok) expect(errorText(check.error)).toMatch(detail);
   });
 
   it('plain http passes only with WEBHOOK_ALLOW_HTTP, and then port 80 is its default', () => {

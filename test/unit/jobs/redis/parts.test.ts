@@ -11,6 +11,7 @@ import { RedisJobStore } from '../../../../src/jobs/redis/store.ts';
 import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
 import { createSharedJobs } from '../../../../src/jobs/redis/jobs.ts';
+import { jobScoring } from '../job-scoring.ts';
 import type { JobRecord, Lease } from '../../../../src/jobs/store.ts';
 import { JobsUnavailableError } from '../../../../src/jobs/types.ts';
 import { connectRedis, type SharedRedis } from '../../../../src/ops/redis.ts';
@@ -269,7 +270,7 @@ describe('the webhook URL is sealed in the job record', () => {
     const jobs = createSharedJobs(
       {
         config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_BASE_MS: '20' }),
-        scorer: { ready: true, score: async () => (await gate, [prediction]) },
+        ...jobScoring({ ready: true, manifest: undefined, score: async () => (await gate, [prediction]) }),
         registry: new Registry(),
         logger: { info: () => {}, warn: () => {} },
       },
@@ -278,7 +279,7 @@ describe('the webhook URL is sealed in the job record', () => {
     try {
       const submit = async (webhookUrl: string) => {
         const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl });
-        if (!r.ok) throw new Error(r.detail);
+        if (!r.ok) throw new Error(r.error.code);
         return r.job.job_id;
       };
       const allowed = await submit(receiver.url('/sealed-now'));

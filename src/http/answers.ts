@@ -1,9 +1,20 @@
-// What a v2 answer and a finished job keep of a prediction: scores only. No conversation_preview:
-// it would put conversation text into job memory, polling answers and webhook payloads, and a v2
-// caller already holds the messages it sent.
+// The answers' shapes: what a client receives for one scored conversation. v1 keeps the engine's
+// prediction and shapes an explanation per turn; v2 (the live route and every job item) keeps scores
+// only, with the explanation per message. No conversation_preview in v2: it would put conversation
+// text into job memory, polling answers and webhook payloads, and a v2 caller already holds the
+// messages it sent.
 import { countLines } from '../scoring/conversation.ts';
-import { explainLines, type Explanation } from '../scoring/explain.ts';
+import { explainLines, explainTurns, type Explanation, type TurnExplanation } from '../scoring/explain.ts';
 import type { Prediction } from '../scoring/types.ts';
+
+export type V1Prediction = Omit<Prediction, 'explanation'> & { explanation?: TurnExplanation };
+
+/** The v1 answer: the engine's prediction, its running trace (when asked) shaped per turn with lines. */
+export function toV1Prediction(p: Prediction): V1Prediction {
+  const { explanation: trace, ...rest } = p;
+  if (trace === undefined) return rest;
+  return { ...rest, explanation: explainTurns(trace) };
+}
 
 /** The engine's prediction without the preview, with the score under its Preview name. */
 export type V2Prediction = Omit<Prediction, 'conversation_preview' | 'harmful_score' | 'explanation'> & {
