@@ -94,7 +94,7 @@ export async function startReceiver(options: { tls?: { key: string; cert: string
 
 /**
  * Verifies a request exactly as the Standard Webhooks spec tells a receiver to, written here from the
- * spec and independent of src/jobs: key = base64-decode(secret without `whsec_`), expected =
+ * spec and independent of src/webhooks: key = base64-decode(secret without `whsec_`), expected =
  * base64(HMAC-SHA256(key, `${webhook-id}.${webhook-timestamp}.${raw body}`)), and the header is a
  * space-separated list of `v1,<signature>` entries, any of which may match.
  */
