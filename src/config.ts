@@ -5,13 +5,14 @@ import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import envSchema from 'env-schema';
+import type { JobsConfig } from './jobs/types.ts';
 import { loadSealingKey } from './jobs/redis/sealing.ts';
 import { parseAllowedHosts, parseWebhookSecret } from './webhooks/settings.ts';
 
 /** What fastify's `trustProxy` accepts, parsed from TRUST_PROXY. */
 export type TrustProxy = boolean | number | string[];
 
-export interface Config {
+export interface Config extends JobsConfig {
   HOST: string;
   PORT: number;
   HTTP_PORT: number;
@@ -45,20 +46,10 @@ export interface Config {
   BODY_LIMIT_BYTES: number;
   /** Request-body bytes in flight across all requests (http/body-budget.ts); beyond it 503, above it 413. */
   MAX_INFLIGHT_BODY_BYTES: number;
-  // Preview /v2 settings: declared here so every variable is validated in one place.
-  /** The decoded HMAC key of WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE): parsed here, once. */
-  WEBHOOK_SIGNING_KEY: Buffer | undefined;
+  // Preview /v2 settings (WEBHOOK_*, JOB_*) are jobs' own JobsConfig, validated here with every other
+  // variable; WEBHOOK_SIGNING_KEY is WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE) decoded here, once.
   /** Normalised `host:port` entries (lower case, IDN and IPv6 as URLs normalise them; bare host = 443). */
   WEBHOOK_ALLOWED_HOSTS: string[];
-  WEBHOOK_ALLOW_HTTP: boolean;
-  WEBHOOK_RETRY_BASE_MS: number;
-  WEBHOOK_MAX_ATTEMPTS: number;
-  WEBHOOK_MAX_RETRY_MS: number;
-  WEBHOOK_TIMEOUT_MS: number;
-  JOB_MAX_ITEMS: number;
-  JOB_MAX_QUEUED_PER_KEY: number;
-  JOB_MAX_QUEUED_CHARS: number;
-  JOB_RESULT_TTL_MS: number;
   // Shared state for several replicas (README "Scaling out"): unset keeps everything in this process.
   REDIS_URL: string | undefined;
   REDIS_ENCRYPTION_KEY_FILE: string | undefined;

@@ -12,7 +12,7 @@ export type ItemResult = ObservedAnswer & { readonly [field: string]: unknown };
 
 /**
  * The settings jobs read: their own shape, so jobs never import the service's configuration (the
- * service's Config, src/config.ts, satisfies it and is what the v2 routes pass).
+ * service's Config, src/config.ts, extends it and is what the v2 routes pass).
  */
 export interface JobsConfig {
   /** The decoded HMAC key of WEBHOOK_SECRET; undefined when it is not configured (webhooks are refused). */
