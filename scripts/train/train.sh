@@ -19,6 +19,7 @@
 #   npm run train -- --strangers 3000 --courtship 3000 --version x --out DIR  # first contacts between strangers and relationships under way, both classes (contact.ts)
 #   npm run train -- --texting --version x --out DIR   # real texting (SMS) and #ubuntu IRC chats as benign chats and hosts (texting.ts)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
+#   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -28,16 +29,24 @@ cd "$ROOT"
 PY="${PYTHON:-}"
 SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers' and courtship chats, texting. Each recipe file sets all of them; the
-# shipped model's is the default, --recipe NAME another's, and the switches below override either.
+# repetitive, friends', strangers' and courtship chats, texting, the share of one-line flat views and
+# the epoch kept. Each recipe file sets all of them; the shipped model's is the default, --recipe NAME
+# another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
-RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING)
+RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT)
+recipe_value_ok() {  # key value: whether value is one the setting takes
+  case "$1" in
+    VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]+)$ ]] ;;
+    CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
+    *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
+  esac
+}
 load_recipe() {  # file: sets RECIPE_KEYS from it, and nothing else
   [[ -f "$1" ]] || { echo "train.sh: no recipe $1 (see $RECIPES)" >&2; exit 2; }
   local key value
   while IFS='=' read -r key value; do
     [[ -z "$key" || "$key" == \#* ]] && continue
-    [[ " ${RECIPE_KEYS[*]} " == *" $key "* && "$value" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: $1: $key=$value is no recipe setting" >&2; exit 2; }
+    [[ " ${RECIPE_KEYS[*]} " == *" $key "* ]] && recipe_value_ok "$key" "$value" || { echo "train.sh: $1: $key=$value is no recipe setting" >&2; exit 2; }
     printf -v "$key" '%s' "$value"
   done < "$1"
 }
@@ -60,7 +69,7 @@ while [[ $# -gt 0 ]]; do
   # Every option changes the recipe but these: where files go, the name, and the released recipes' own
   # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--member-args) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--member-args) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -97,7 +106,8 @@ while [[ $# -gt 0 ]]; do
     --view-rate) TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
     --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
     --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
-    --view-one-line-rate) TRAIN_ARGS+=(--view-one-line-rate "$2"); shift 2 ;;
+    --view-one-line-rate) VIEW_ONE_LINE_RATE="$2"; shift 2 ;;
+    --checkpoint) CHECKPOINT="$2"; shift 2 ;;
     --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
@@ -109,7 +119,7 @@ while [[ $# -gt 0 ]]; do
     --courtship) COURTSHIP="$2"; shift 2 ;;
     --texting) TEXTING=1; shift ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -120,6 +130,9 @@ done
 for option in ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP; do
   [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
 done
+recipe_value_ok VIEW_ONE_LINE_RATE "$VIEW_ONE_LINE_RATE" || { echo "train.sh: --view-one-line-rate takes a share from 0 to 1 (0.5), not $VIEW_ONE_LINE_RATE" >&2; exit 2; }
+recipe_value_ok CHECKPOINT "$CHECKPOINT" || { echo "train.sh: --checkpoint is val-loss or last, not $CHECKPOINT" >&2; exit 2; }
+TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
 for f in "$RECIPES"/*.env; do
@@ -133,7 +146,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING"
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
