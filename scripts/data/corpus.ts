@@ -127,7 +127,8 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
  * corpus file is given. The training slices never reach the test split, so they are not built.
  */
 export function shippedTestSplit(dataDir = DEFAULT_DATA_DIR): LabeledConversation[] {
-  return buildCorpus({ ...SHIPPED_CORPUS, real: true, synthetic: true, dataDir, jsonl: [] }).filter((r) => r.split === 'test');
+  // The texting chats host both classes in every split, so a recipe with them has them in its test split too.
+  return buildCorpus({ ...SHIPPED_CORPUS, real: true, synthetic: true, dataDir, jsonl: [], texting: SHIPPED_SLICES.texting }).filter((r) => r.split === 'test');
 }
 
 export function summarize(records: LabeledConversation[]): Record<string, Record<string, number>> {

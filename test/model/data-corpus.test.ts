@@ -282,3 +282,16 @@ describe("data: the eval's fallback corpus", () => {
     expect(JSON.parse(readFileSync(new URL('../../models/conversation-risk/manifest.json', import.meta.url), 'utf8')).version).toBe(shipped);
   });
 });
+
+describe("data: the shipped test split (shippedTestSplit)", () => {
+  it('is the same with or without the training slices, texting hosts included, so it is built without them', () => {
+    const base = { seed: 3, n: 300, real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], realLimit: 400, texting: true } as const;
+    const test = (records: LabeledConversation[]) => records.filter((r) => r.split === 'test').map((r) => `${r.id} ${r.source} ${r.label} ${r.conversation}`);
+    const withSlices = buildCorpus({ ...base, errands: 30, repetitive: 12, friends: 20, strangers: 40, courtship: 40 });
+    const without = buildCorpus(base);
+    const sources = new Set(without.filter((r) => r.split === 'test').map((r) => r.source));
+    expect([...sources].filter((s) => /sms|irc/.test(s)).sort(), 'the texting chats host test chats').toEqual(['irc-ubuntu+generator', 'sms-spam-collection+generator']);
+    expect(test(withSlices)).toEqual(test(without));
+    expect(withSlices.length).toBeGreaterThan(without.length);
+  });
+});
