@@ -1,11 +1,14 @@
 // The memory and fairness run (issue 33, items 1 and 2): 8 maximum-size /batch_predict calls at once
 // from 4 keys (100 conversations of 315,000 characters each, a 32 MB body), sent by curl so the uploads
-// run outside this process, while /health is polled back to back and a fifth key sends 40-turn
-// /predict calls. Reports what each batch was answered, the server's peak RSS and both latencies.
+// run outside this process, while a fifth key's client (fairness-probe.ts, a process of its own) polls
+// /health back to back and sends 40-turn /predict calls. Reports what each batch was answered, the
+// server's peak RSS and both latencies.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { peakRssMb } from './cpu.ts';
+import type { ProbeLatencies } from './fairness-probe.ts';
 import type { Figures } from './settings.ts';
 
 export interface MemoryFairnessFigures {
@@ -24,8 +27,6 @@ export interface MemoryFairnessOptions {
   root: string;
   /** Starts the real server with these keys; resolves with it once healthy. */
   start(keys: string[]): Promise<{ child: ChildProcess; base: string }>;
-  /** One request with a key (the bench's HTTPS client). */
-  call(base: string, key: string, method: string, path: string, body?: string): Promise<{ status: number; ms: number }>;
   /** A 40-turn conversation of about 2,500 characters. */
   smallConversation: string;
   /** A conversation of about 315,000 characters. */
@@ -47,6 +48,26 @@ function curlPost(url: string, key: string, file: string): Promise<number> {
   });
 }
 
+/** The other key's client (fairness-probe.ts), polling and predicting from its own process once ready. */
+async function startProbe(base: string, key: string, conversation: string): Promise<{ stop(): Promise<ProbeLatencies> }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./fairness-probe.ts', import.meta.url)), base, key], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.stdin.write(`${JSON.stringify(conversation)}\n`);
+  while (!out.startsWith('ready\n')) {
+    if (child.exitCode !== null) throw new Error('fairness probe exited before it was ready');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    async stop() {
+      child.stdin.end('stop\n');
+      await exited;
+      return JSON.parse(out.slice('ready\n'.length)) as ProbeLatencies;
+    },
+  };
+}
+
 export async function memoryAndFairness(o: MemoryFairnessOptions): Promise<MemoryFairnessFigures> {
   const batchKeys = ['bench-batch-key-1', 'bench-batch-key-2', 'bench-batch-key-3', 'bench-batch-key-4'];
   const otherKey = 'bench-other-key-5';
@@ -56,25 +77,9 @@ export async function memoryAndFairness(o: MemoryFairnessOptions): Promise<Memor
   writeFileSync(file, JSON.stringify({ conversations: Array.from({ length: 100 }, () => o.largeConversation) }));
   const { child, base } = await o.start([...batchKeys, otherKey]);
   try {
-    let done = false;
-    const health: number[] = [];
-    const other: number[] = [];
-    let otherFailed = 0;
-    const poll = (async () => {
-      while (!done) health.push((await o.call(base, otherKey, 'GET', '/health')).ms);
-    })();
-    const body = JSON.stringify({ conversation: o.smallConversation });
-    const predicts = (async () => {
-      while (!done) {
-        const r = await o.call(base, otherKey, 'POST', '/predict', body);
-        if (r.status === 200) other.push(r.ms);
-        else otherFailed++;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })();
+    const probe = await startProbe(base, otherKey, o.smallConversation);
     const statuses = await Promise.all(Array.from({ length: BATCHES }, (_, i) => curlPost(`${base}/batch_predict`, batchKeys[i % batchKeys.length] as string, file)));
-    done = true;
-    await Promise.all([poll, predicts]);
+    const { health, predict: other, predict_failed: otherFailed } = await probe.stop();
     return {
       batch_statuses: statuses,
       peak_rss_mb: peakRssMb(child.pid),

@@ -68,7 +68,6 @@ async function memoryRun(): Promise<Figures> {
   const memory = await memoryAndFairness({
     root: ROOT,
     start: async (keys) => ({ child: await startServer(memoryPort, { API_KEYS: keys.join(',') }), base: `https://127.0.0.1:${memoryPort}` }),
-    call: (b, key, method, path, body) => call(b, method, path, body, key),
     smallConversation: conversation(40, 2500, 1),
     largeConversation: conversation(3000, 315_000, 9),
   });
