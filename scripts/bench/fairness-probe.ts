@@ -47,7 +47,8 @@ function start(conversationJson: string): void {
   })();
   process.stdout.write('ready\n');
   void Promise.all([poll, predicts]).then(() => {
-    process.stdout.write(`${JSON.stringify(out)}\n`);
-    process.exit(0);
+    // Exit once the pipe has taken it all (the keep-alive agent would hold the process open); exiting
+    // straight after write() cut the JSON at the pipe's buffer.
+    process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
   });
 }

@@ -53,10 +53,11 @@ async function startProbe(base: string, key: string, conversation: string): Prom
   const child = spawn(process.execPath, [fileURLToPath(new URL('./fairness-probe.ts', import.meta.url)), base, key], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': the process can exit before its last stdout chunk has been read here.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.stdin.write(`${JSON.stringify(conversation)}\n`);
   while (!out.startsWith('ready\n')) {
-    if (child.exitCode !== null) throw new Error('fairness probe exited before it was ready');
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error('fairness probe exited before it was ready');
     await new Promise((r) => setTimeout(r, 20));
   }
   return {
