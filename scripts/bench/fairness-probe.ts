@@ -8,12 +8,14 @@ import { call } from './http.ts';
 
 export interface ProbeLatencies {
   health: number[];
+  /** /health calls with no 200 answer (a connection error included). */
+  health_failed: number;
   predict: number[];
   predict_failed: number;
 }
 
 const [base, key] = process.argv.slice(2) as [string, string];
-// The first line on stdin is the conversation; the next one says stop.
+// The first line on stdin is the conversation; the next one, or the end of stdin, says stop.
 const lines: string[] = [];
 let buffered = '';
 let stopped!: () => void;
@@ -28,21 +30,40 @@ process.stdin.on('data', (d: Buffer) => {
     else stopped();
   }
 });
+process.stdin.on('end', () => stopped());
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One call's status and time; a connection error (the server gone) is status 0, not a crash. */
+async function timed(method: string, path: string, body?: string): Promise<{ status: number; ms: number }> {
+  try {
+    return await call(base, method, path, body, key);
+  } catch {
+    return { status: 0, ms: Number.NaN };
+  }
+}
 
 function start(conversationJson: string): void {
   let done = false;
   void stop.then(() => (done = true));
-  const out: ProbeLatencies = { health: [], predict: [], predict_failed: 0 };
+  const out: ProbeLatencies = { health: [], health_failed: 0, predict: [], predict_failed: 0 };
   const poll = (async () => {
-    while (!done) out.health.push((await call(base, 'GET', '/health', undefined, key)).ms);
+    while (!done) {
+      const r = await timed('GET', '/health');
+      if (r.status === 200) out.health.push(r.ms);
+      else {
+        out.health_failed++;
+        await pause(50); // a server that is gone refuses at once: no busy loop
+      }
+    }
   })();
   const body = JSON.stringify({ conversation: JSON.parse(conversationJson) as string });
   const predicts = (async () => {
     while (!done) {
-      const r = await call(base, 'POST', '/predict', body, key);
+      const r = await timed('POST', '/predict', body);
       if (r.status === 200) out.predict.push(r.ms);
       else out.predict_failed++;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await pause(50);
     }
   })();
   process.stdout.write('ready\n');

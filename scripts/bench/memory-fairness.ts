@@ -17,6 +17,8 @@ export interface MemoryFairnessFigures {
   peak_rss_mb: number;
   health_p99_ms: number;
   health_max_ms: number;
+  /** /health calls meanwhile with no 200 answer. */
+  health_failed: number;
   other_key_predict_p50_ms: number;
   other_key_predict_p99_ms: number;
   other_key_predict_failed: number;
@@ -48,23 +50,48 @@ function curlPost(url: string, key: string, file: string): Promise<number> {
   });
 }
 
+/** The server's peak RSS, or NaN once it is gone (killed: the figure it died at is not readable). */
+function peakRssOrNaN(pid: number | undefined): number {
+  try {
+    return peakRssMb(pid);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** How long the probe may take to start, and to report once told to stop. */
+const PROBE_WAIT_MS = 30_000;
+
 /** The other key's client (fairness-probe.ts), polling and predicting from its own process once ready. */
-async function startProbe(base: string, key: string, conversation: string): Promise<{ stop(): Promise<ProbeLatencies> }> {
+async function startProbe(base: string, key: string, conversation: string): Promise<{ stop(): Promise<ProbeLatencies>; kill(): void }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./fairness-probe.ts', import.meta.url)), base, key], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  // A probe that died must not take the bench down with an unhandled EPIPE on its stdin.
+  child.stdin.on('error', () => {});
   // 'close', not 'exit': the process can exit before its last stdout chunk has been read here.
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const within = async (what: string, until: () => boolean): Promise<void> => {
+    const deadline = Date.now() + PROBE_WAIT_MS;
+    while (!until()) {
+      if (Date.now() > deadline) throw new Error(`fairness probe: no ${what} within ${PROBE_WAIT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   child.stdin.write(`${JSON.stringify(conversation)}\n`);
-  while (!out.startsWith('ready\n')) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error('fairness probe exited before it was ready');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await within('"ready"', () => out.startsWith('ready\n') || child.exitCode !== null || child.signalCode !== null);
+  if (!out.startsWith('ready\n')) throw new Error(`fairness probe exited before it was ready (${child.exitCode ?? child.signalCode})`);
+  let ended = false;
+  void closed.then(() => (ended = true));
   return {
     async stop() {
       child.stdin.end('stop\n');
-      await exited;
+      await within('report', () => ended);
+      if (child.exitCode !== 0) throw new Error(`fairness probe failed (exit ${child.exitCode ?? child.signalCode})`);
       return JSON.parse(out.slice('ready\n'.length)) as ProbeLatencies;
+    },
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
 }
@@ -77,23 +104,29 @@ export async function memoryAndFairness(o: MemoryFairnessOptions): Promise<Memor
   const file = join(dir, 'batch.json');
   writeFileSync(file, JSON.stringify({ conversations: Array.from({ length: 100 }, () => o.largeConversation) }));
   const { child, base } = await o.start([...batchKeys, otherKey]);
+  let probe: Awaited<ReturnType<typeof startProbe>> | undefined;
   try {
-    const probe = await startProbe(base, otherKey, o.smallConversation);
+    probe = await startProbe(base, otherKey, o.smallConversation);
     const statuses = await Promise.all(Array.from({ length: BATCHES }, (_, i) => curlPost(`${base}/batch_predict`, batchKeys[i % batchKeys.length] as string, file)));
-    const { health, predict: other, predict_failed: otherFailed } = await probe.stop();
+    const { health, health_failed: healthFailed, predict: other, predict_failed: otherFailed } = await probe.stop();
     return {
       batch_statuses: statuses,
-      peak_rss_mb: peakRssMb(child.pid),
+      peak_rss_mb: peakRssOrNaN(child.pid),
       health_p99_ms: percentile(health, 99),
       health_max_ms: Math.max(...health),
+      health_failed: healthFailed,
       other_key_predict_p50_ms: percentile(other, 50),
       other_key_predict_p99_ms: percentile(other, 99),
       other_key_predict_failed: otherFailed,
-      alive: child.exitCode === null,
+      alive: child.exitCode === null && child.signalCode === null,
     };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    probe?.kill();
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 
@@ -108,6 +141,7 @@ export function memoryFigures(m: MemoryFairnessFigures): Figures {
     memory_batches_other: m.batch_statuses.length - ok - refused,
     memory_health_p99_ms: m.health_p99_ms,
     memory_health_max_ms: m.health_max_ms,
+    memory_health_failed: m.health_failed,
     memory_other_predict_p50_ms: m.other_key_predict_p50_ms,
     memory_other_predict_p99_ms: m.other_key_predict_p99_ms,
     memory_other_predict_failed: m.other_key_predict_failed,

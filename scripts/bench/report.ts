@@ -48,7 +48,7 @@ function rows(results: Figures): Row[] {
     ['server peak RSS, worker threads included (MB = 10^6 bytes)', f(results.peak_rss_mb), '< 450', (results.peak_rss_mb ?? Infinity) < 450],
     ['8 batches of 100 x 315,000 chars at once, 4 keys: answered 200 / 503 / other', `${f(results.memory_batches_ok, 0)} / ${f(results.memory_batches_refused, 0)} / ${f(results.memory_batches_other, 0)}`, 'other 0', results.memory_batches_other === 0 && results.memory_alive === 1],
     ['  server peak RSS meanwhile (MB)', f(results.memory_peak_rss_mb), '< 900', (results.memory_peak_rss_mb ?? Infinity) < 900],
-    ['  /health p99 meanwhile (ms); slowest', `${f(results.memory_health_p99_ms)}; ${f(results.memory_health_max_ms)}`, '< 100', (results.memory_health_p99_ms ?? Infinity) < 100],
+    ['  /health p99 meanwhile (ms); slowest', `${f(results.memory_health_p99_ms)}; ${f(results.memory_health_max_ms)}`, '< 100', results.memory_health_failed === 0 && (results.memory_health_p99_ms ?? Infinity) < 100],
     ["  another key's 40-turn /predict p50 / p99 meanwhile (ms)", `${f(results.memory_other_predict_p50_ms)} / ${f(results.memory_other_predict_p99_ms)}`, '< 300', results.memory_other_predict_failed === 0 && (results.memory_other_predict_p99_ms ?? Infinity) < 300],
     ['model package: the manifest and every file it names (MB)', f(results.model_package_mb), '<= 40', (results.model_package_mb ?? Infinity) <= 40],
   ];
