@@ -127,8 +127,15 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
  * corpus file is given. The training slices never reach the test split, so they are not built.
  */
 export function shippedTestSplit(dataDir = DEFAULT_DATA_DIR): LabeledConversation[] {
-  // The texting chats host both classes in every split, so a recipe with them has them in its test split too.
-  return buildCorpus({ ...SHIPPED_CORPUS, real: true, synthetic: true, dataDir, jsonl: [], texting: SHIPPED_SLICES.texting }).filter((r) => r.split === 'test');
+  return testSplitOf({ ...SHIPPED_CORPUS, ...SHIPPED_SLICES, real: true, synthetic: true, dataDir, jsonl: [] });
+}
+
+/**
+ * The test split of the corpus `o` describes, built without its training slices, which never reach
+ * it. The texting chats host both classes in every split, so they are built when `o` has them.
+ */
+export function testSplitOf(o: CorpusOptions): LabeledConversation[] {
+  return buildCorpus({ ...o, errands: 0, repetitive: 0, friends: 0, strangers: 0, courtship: 0 }).filter((r) => r.split === 'test');
 }
 
 export function summarize(records: LabeledConversation[]): Record<string, Record<string, number>> {
