@@ -36,7 +36,8 @@ RECIPES="$ROOT/scripts/train/recipes"
 RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT)
 recipe_value_ok() {  # key value: whether value is one the setting takes
   case "$1" in
-    VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]+)$ ]] ;;
+    # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
+    VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
@@ -48,7 +49,7 @@ load_recipe() {  # file: sets RECIPE_KEYS from it, and nothing else
     [[ -z "$key" || "$key" == \#* ]] && continue
     [[ " ${RECIPE_KEYS[*]} " == *" $key "* ]] && recipe_value_ok "$key" "$value" || { echo "train.sh: $1: $key=$value is no recipe setting" >&2; exit 2; }
     printf -v "$key" '%s' "$value"
-  done < "$1"
+  done < <(cat "$1"; echo)  # a last line with no newline is read too
 }
 recipe_signature() { local k out=""; for k in "${RECIPE_KEYS[@]}"; do out+="${!k}:"; done; echo "$out"; }
 load_recipe "$RECIPES/$(cat "$RECIPES/SHIPPED").env"
@@ -136,7 +137,12 @@ TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOIN
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
 for f in "$RECIPES"/*.env; do
-  RELEASES[$( (load_recipe "$f"; recipe_signature) )]="$(basename "$f" .env)"
+  # Each recipe is read alone, its settings unset first: one that leaves a setting out is refused rather
+  # than taking this run's value for it and matching whatever the switches were.
+  signature="$( (unset "${RECIPE_KEYS[@]}"; load_recipe "$f"
+    for k in "${RECIPE_KEYS[@]}"; do [[ -v $k ]] || { echo "train.sh: $f sets no $k (a recipe sets every setting)" >&2; exit 2; }; done
+    recipe_signature) )" || exit 2
+  RELEASES[$signature]="$(basename "$f" .env)"
 done
 RELEASED="${RELEASES[$(recipe_signature)]:-}"
 # Any other option that changes data, vocabulary or training (members trained differently too) trains

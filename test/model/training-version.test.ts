@@ -64,7 +64,7 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'last']], [['--view-one-line-rate', '0.5']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -102,6 +102,16 @@ describe('train.sh: versions and output', () => {
     const r = trainSh(args);
     expect(r.stderr).toContain('lacks torch or onnx');
     expect(r.status).toBe(3);
+  });
+
+  it.each([
+    [['--checkpoint', 'best'], '--checkpoint is val-loss or last, not best'],
+    [['--view-one-line-rate', '2'], '--view-one-line-rate takes a share from 0 to 1 (0.5), not 2'],
+    [['--view-one-line-rate', '0.50'], '--view-one-line-rate takes a share from 0 to 1 (0.5), not 0.50'],
+  ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
+    const r = trainSh([...OUT, '--version', 'x', ...args]);
+    expect(r.stderr).toContain(message);
+    expect(r.status).toBe(2);
   });
 
   it.each([[['--recipe', 'nope']], [['--recipe']]])('refuses a recipe that has no file (%j)', (args) => {
