@@ -4,6 +4,7 @@
 // pauses (its heap carries the in-process engine and the earlier steps' chats), which no client of the
 // service shares.
 //   node scripts/bench/fairness-probe.ts BASE KEY < conversation   (prints "ready", then, after a line on stdin, the JSON)
+import { createInterface } from 'node:readline';
 import { call } from './http.ts';
 
 export interface ProbeLatencies {
@@ -16,21 +17,12 @@ export interface ProbeLatencies {
 
 const [base, key] = process.argv.slice(2) as [string, string];
 // The first line on stdin is the conversation; the next one, or the end of stdin, says stop.
-const lines: string[] = [];
-let buffered = '';
 let stopped!: () => void;
 const stop = new Promise<void>((resolve) => (stopped = resolve));
-process.stdin.on('data', (d: Buffer) => {
-  buffered += d.toString();
-  let nl: number;
-  while ((nl = buffered.indexOf('\n')) !== -1) {
-    lines.push(buffered.slice(0, nl));
-    buffered = buffered.slice(nl + 1);
-    if (lines.length === 1) start(lines[0] as string);
-    else stopped();
-  }
-});
-process.stdin.on('end', () => stopped());
+let lines = 0;
+const input = createInterface({ input: process.stdin });
+input.on('line', (line) => (++lines === 1 ? start(line) : stopped()));
+input.on('close', () => stopped());
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -66,27 +66,30 @@ const PROBE_WAIT_MS = 30_000;
 async function startProbe(base: string, key: string, conversation: string): Promise<{ stop(): Promise<ProbeLatencies>; kill(): void }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./fairness-probe.ts', import.meta.url)), base, key], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   // A probe that died must not take the bench down with an unhandled EPIPE on its stdin.
   child.stdin.on('error', () => {});
   // 'close', not 'exit': the process can exit before its last stdout chunk has been read here.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const within = async (what: string, until: () => boolean): Promise<void> => {
-    const deadline = Date.now() + PROBE_WAIT_MS;
-    while (!until()) {
-      if (Date.now() > deadline) throw new Error(`fairness probe: no ${what} within ${PROBE_WAIT_MS} ms`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  const ready = new Promise<boolean>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.startsWith('ready\n')) resolve(true);
+    });
+    void closed.then(() => resolve(false));
+  });
+  const within = <T>(what: string, p: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`fairness probe: no ${what} within ${PROBE_WAIT_MS} ms`)), PROBE_WAIT_MS);
+    });
+    return Promise.race([p, late]).finally(() => clearTimeout(timer));
   };
   child.stdin.write(`${JSON.stringify(conversation)}\n`);
-  await within('"ready"', () => out.startsWith('ready\n') || child.exitCode !== null || child.signalCode !== null);
-  if (!out.startsWith('ready\n')) throw new Error(`fairness probe exited before it was ready (${child.exitCode ?? child.signalCode})`);
-  let ended = false;
-  void closed.then(() => (ended = true));
+  if (!(await within('"ready"', ready))) throw new Error(`fairness probe exited before it was ready (${child.exitCode ?? child.signalCode})`);
   return {
     async stop() {
       child.stdin.end('stop\n');
-      await within('report', () => ended);
+      await within('report', closed);
       if (child.exitCode !== 0) throw new Error(`fairness probe failed (exit ${child.exitCode ?? child.signalCode})`);
       return JSON.parse(out.slice('ready\n'.length)) as ProbeLatencies;
     },
