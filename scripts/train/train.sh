@@ -129,7 +129,7 @@ for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
 for option in ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP; do
-  [[ "${!option}" =~ ^(0|[1-9][0-9]*)$ ]] || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
+  recipe_value_ok "$option" "${!option}" || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
 done
 recipe_value_ok VIEW_ONE_LINE_RATE "$VIEW_ONE_LINE_RATE" || { echo "train.sh: --view-one-line-rate takes a share from 0 to 1 (0.5), not $VIEW_ONE_LINE_RATE" >&2; exit 2; }
 recipe_value_ok CHECKPOINT "$CHECKPOINT" || { echo "train.sh: --checkpoint is val-loss or last, not $CHECKPOINT" >&2; exit 2; }
