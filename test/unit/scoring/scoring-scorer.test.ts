@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScorer, chunkByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
+import { LARGE_TASKS_PER_WORKER, createScorer, chunkByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { packageWithSlowTokenizer } from '../../helpers/model-package.ts';
 import { ScoringError, type Prediction, type ScoreObservation, type ScoreRequest } from '../../../src/scoring/types.ts';
 
@@ -300,6 +300,22 @@ describe('large calls are streamed through the pool and never hold every slot', 
       for (const side of ['neither', 'user1', 'user2'] as const) expect(beside?.user_probabilities[side]).toBeCloseTo(alone?.user_probabilities[side] ?? -1, 5);
       expect([beside?.risk_level, beside?.predatory_user]).toEqual([alone?.risk_level, alone?.predatory_user]);
       for (const p of large) expect(await p).toHaveLength(12);
+    } finally {
+      await scorer.close();
+    }
+  });
+
+  it('large calls hold at most LARGE_TASKS_PER_WORKER slots a worker less one, however many tasks a worker may hold', async () => {
+    const scorer = await createScorer({ ...base, workers: 1, tasksPerWorker: 8, modelDir: FIXTURE, timeoutMs: 120_000 });
+    try {
+      const big = Array.from({ length: 4 }, (_, i) => ({ conversation: `${longChat(150_000)}\nuser2: ${i}` }));
+      let most = 0;
+      const sampler = setInterval(() => (most = Math.max(most, scorer.inFlight)), 1);
+      // Three large calls could take three of the worker's eight slots; they get one between them.
+      const done = await Promise.all([scorer.score(big), scorer.score(big), scorer.score(big)]);
+      clearInterval(sampler);
+      expect(done.map((d) => d.length)).toEqual([4, 4, 4]);
+      expect(most).toBe(1 * LARGE_TASKS_PER_WORKER - 1);
     } finally {
       await scorer.close();
     }
