@@ -13,9 +13,10 @@ type Row = [string, string, string, boolean | undefined];
 function rows(results: Figures): Row[] {
   const f = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(d));
   return [
-    ['/predict 40 turns, c=16: predictions/s', f(results.single_rps), '>= 1000', results.single_failed === 0 && (results.single_rps ?? 0) >= 1000],
+    // Issue 32's speed floor for the model (over TLS, 2 cores), which replaced issue 2's 1,000/s and 50 ms.
+    ['/predict 40 turns, c=16: predictions/s', f(results.single_rps), '>= 1500', results.single_failed === 0 && (results.single_rps ?? 0) >= 1500],
     ['/predict p50 (ms)', f(results.single_p50_ms), '', undefined],
-    ['/predict p99 (ms)', f(results.single_p99_ms), '< 50', results.single_failed === 0 && (results.single_p99_ms ?? Infinity) < 50],
+    ['/predict p99 (ms)', f(results.single_p99_ms), '< 25', results.single_failed === 0 && (results.single_p99_ms ?? Infinity) < 25],
     ['/batch_predict 100 items: predictions/s', f(results.batch_predictions_per_s), '', undefined],
     ['/batch_predict p50 / p99 (ms)', `${f(results.batch_p50_ms)} / ${f(results.batch_p99_ms)}`, '', undefined],
     ['in-process scoring, 40 turns: predictions/s', f(results.inprocess_pred_per_s), '>= 1500', (results.inprocess_pred_per_s ?? 0) >= 1500],
