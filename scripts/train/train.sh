@@ -27,18 +27,19 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 # The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
 PY="${PYTHON:-}"
-SEED=7; N=16000; EPOCHS=9; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
+SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers' and courtship chats, texting, the share of one-line flat views and
-# the epoch kept. Each recipe file sets all of them; the shipped model's is the default, --recipe NAME
-# another's, and the switches below override either.
+# repetitive, friends', strangers' and courtship chats, texting, the share of one-line flat views, the
+# epoch kept and how many epochs each member trains. Each recipe file sets all of them; the shipped
+# model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
-RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT)
+RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS)
 recipe_value_ok() {  # key value: whether value is one the setting takes
   case "$1" in
     # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
     VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
+    EPOCHS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -70,7 +71,7 @@ while [[ $# -gt 0 ]]; do
   # Every option changes the recipe but these: where files go, the name, and the released recipes' own
   # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--member-args) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -133,6 +134,7 @@ for option in ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP; do
 done
 recipe_value_ok VIEW_ONE_LINE_RATE "$VIEW_ONE_LINE_RATE" || { echo "train.sh: --view-one-line-rate takes a share from 0 to 1 (0.5), not $VIEW_ONE_LINE_RATE" >&2; exit 2; }
 recipe_value_ok CHECKPOINT "$CHECKPOINT" || { echo "train.sh: --checkpoint is val-loss or last, not $CHECKPOINT" >&2; exit 2; }
+recipe_value_ok EPOCHS "$EPOCHS" || { echo "train.sh: --epochs takes a positive whole number, not $EPOCHS" >&2; exit 2; }
 TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
@@ -152,7 +154,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT"
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke

@@ -39,7 +39,7 @@ function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: 
 }
 
 /** Options that leave the recipe alone, or that the released recipes themselves are told apart by. */
-const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--texting', '--view-one-line-rate', '--checkpoint', '--member-args'];
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--texting', '--view-one-line-rate', '--checkpoint', '--epochs', '--member-args'];
 
 describe('train.sh: versions and output', () => {
   const options = parsedOptions();
@@ -59,16 +59,16 @@ describe('train.sh: versions and output', () => {
   );
 
   it('names members trained differently, and each option once', () => {
-    const r = trainSh([...OUT, '--view-rate', '0.8', '--epochs', '2', '--view-rate', '0.5', '--member-args', '2:--view-rate 0.8']);
-    expect(r.stderr).toContain('no released model is trained with --epochs --member-args --view-rate;');
+    const r = trainSh([...OUT, '--view-rate', '0.8', '--prefix-weight', '0.5', '--view-rate', '0.5', '--member-args', '2:--view-rate 0.8']);
+    expect(r.stderr).toContain('no released model is trained with --member-args --prefix-weight --view-rate;');
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'last']], [['--view-one-line-rate', '0.5']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'last']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers' and \d+ courtship chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers' and \d+ courtship chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
@@ -108,6 +108,8 @@ describe('train.sh: versions and output', () => {
     [['--checkpoint', 'best'], '--checkpoint is val-loss or last, not best'],
     [['--view-one-line-rate', '2'], '--view-one-line-rate takes a share from 0 to 1 (0.5), not 2'],
     [['--view-one-line-rate', '0.50'], '--view-one-line-rate takes a share from 0 to 1 (0.5), not 0.50'],
+    [['--epochs', '0'], '--epochs takes a positive whole number, not 0'],
+    [['--epochs', '09'], '--epochs takes a positive whole number, not 09'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
