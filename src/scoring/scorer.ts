@@ -62,7 +62,9 @@ export const TASK_CHARS = 200_000;
 export const SMALL_CALL_CHARS = 50_000;
 /**
  * Pool slots a worker that large calls may hold, less one across the pool: what bounds the large text
- * in the workers at once (memory under 8 maximum-size batches, issue 33), whatever tasksPerWorker allows.
+ * in the workers at once, summed over the pool (memory under 8 maximum-size batches, issue 33),
+ * whatever tasksPerWorker allows. piscina places tasks on the least busy worker, so one worker may hold
+ * more than two of them.
  */
 export const LARGE_TASKS_PER_WORKER = 2;
 const DEFAULT_TASKS_PER_WORKER = 4;
@@ -91,7 +93,7 @@ class PooledScorer implements EngineScorer {
   #manifest: ModelManifest | undefined;
   #loadError: string | undefined;
   #closed = false;
-  /** Large calls' tasks: LARGE_TASKS_PER_WORKER slots a worker less one (never every slot), first come first served across calls. */
+  /** Large calls' tasks: LARGE_TASKS_PER_WORKER slots a worker less one (every slot but one, where there are two or more), first come first served across calls. */
   readonly #largeWork: PQueue;
 
   constructor(options: ScorerOptions) {

@@ -73,7 +73,7 @@ describe('train.sh: versions and output', () => {
     },
   );
 
-  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
+  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--epochs', '11', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
     "refuses a released version's name for another recipe (%j)",
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -95,6 +95,7 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0', '--errands', '0', '--version', '3.4.0']],
     [['--recipe', '3.4.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
+    [['--epochs', '9']],
     [['--recipe', '3.5.0', '--members', '1', '--errands', '0']],
     [['--vocab', 'wordpiece', '--version', 'x', ...OUT]],
     [['--smoke', '--view-rate', '0.8', ...OUT]],

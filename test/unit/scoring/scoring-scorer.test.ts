@@ -277,7 +277,8 @@ describe('per-request timeout', () => {
 
 describe('large calls are streamed through the pool and never hold every slot', () => {
   it('a small call made while a large batch is being scored finishes long before it, with the scores it gets alone', async () => {
-    const scorer = await createScorer({ ...base, workers: 1, modelDir: FIXTURE, timeoutMs: 120_000 });
+    // Two slots, so that two large calls without the gate would fill them.
+    const scorer = await createScorer({ ...base, workers: 1, tasksPerWorker: 2, modelDir: FIXTURE, timeoutMs: 120_000 });
     try {
       const big = Array.from({ length: 12 }, (_, i) => ({ conversation: `${longChat(150_000)}\nuser2: ${i}` }));
       const small = [{ conversation: chat(10) }];
@@ -305,18 +306,23 @@ describe('large calls are streamed through the pool and never hold every slot', 
     }
   });
 
-  it('large calls hold at most LARGE_TASKS_PER_WORKER slots a worker less one, however many tasks a worker may hold', async () => {
-    const scorer = await createScorer({ ...base, workers: 1, tasksPerWorker: 8, modelDir: FIXTURE, timeoutMs: 120_000 });
+  it.each([
+    [1, 8, 1],
+    [2, 8, 3],
+    [2, 1, 1],
+  ])('large calls hold at most LARGE_TASKS_PER_WORKER slots a worker less one, however many tasks a worker may hold (%i workers, %i tasks each: %i)', async (workers, tasksPerWorker, expected) => {
+    expect(LARGE_TASKS_PER_WORKER).toBe(2);
+    const scorer = await createScorer({ ...base, workers, tasksPerWorker, modelDir: FIXTURE, timeoutMs: 120_000 });
+    let most = 0;
+    const sampler = setInterval(() => (most = Math.max(most, scorer.inFlight)), 1);
     try {
       const big = Array.from({ length: 4 }, (_, i) => ({ conversation: `${longChat(150_000)}\nuser2: ${i}` }));
-      let most = 0;
-      const sampler = setInterval(() => (most = Math.max(most, scorer.inFlight)), 1);
-      // Three large calls could take three of the worker's eight slots; they get one between them.
+      // Three large calls of several tasks each want more slots than the gate gives them.
       const done = await Promise.all([scorer.score(big), scorer.score(big), scorer.score(big)]);
-      clearInterval(sampler);
       expect(done.map((d) => d.length)).toEqual([4, 4, 4]);
-      expect(most).toBe(1 * LARGE_TASKS_PER_WORKER - 1);
+      expect(most).toBe(expected);
     } finally {
+      clearInterval(sampler);
       await scorer.close();
     }
   });
