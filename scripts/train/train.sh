@@ -39,8 +39,17 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
     VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
-    EPOCHS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
+    MEMBERS|EPOCHS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
+  esac
+}
+recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for the refusal
+  case "$1" in
+    VIEW_ONE_LINE_RATE) echo "takes a share from 0 to 1 (0.5)" ;;
+    CHECKPOINT) echo "is val-loss or last" ;;
+    MEMBERS) echo "is a positive integer" ;;
+    EPOCHS) echo "takes a positive whole number" ;;
+    *) echo "takes a whole number" ;;
   esac
 }
 load_recipe() {  # file: sets RECIPE_KEYS from it, and nothing else
@@ -125,16 +134,14 @@ while [[ $# -gt 0 ]]; do
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ "$MEMBERS" =~ ^[1-9][0-9]*$ ]] || { echo "train.sh: --members is a positive integer, not $MEMBERS" >&2; exit 2; }
+# The switches' values, checked as a recipe file's are (--texting takes none).
+for key in "${RECIPE_KEYS[@]}"; do
+  option="--${key,,}"
+  recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
+done
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
-for option in ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP; do
-  recipe_value_ok "$option" "${!option}" || { echo "train.sh: --${option,,} takes a whole number, not ${!option}" >&2; exit 2; }
-done
-recipe_value_ok VIEW_ONE_LINE_RATE "$VIEW_ONE_LINE_RATE" || { echo "train.sh: --view-one-line-rate takes a share from 0 to 1 (0.5), not $VIEW_ONE_LINE_RATE" >&2; exit 2; }
-recipe_value_ok CHECKPOINT "$CHECKPOINT" || { echo "train.sh: --checkpoint is val-loss or last, not $CHECKPOINT" >&2; exit 2; }
-recipe_value_ok EPOCHS "$EPOCHS" || { echo "train.sh: --epochs takes a positive whole number, not $EPOCHS" >&2; exit 2; }
 TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
