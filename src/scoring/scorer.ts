@@ -95,11 +95,12 @@ class PooledScorer implements EngineScorer {
   #closed = false;
   /** Large calls' tasks: LARGE_TASKS_PER_WORKER slots a worker less one (every slot but one, where there are two or more), first come first served across calls. */
   readonly #largeWork: PQueue;
+  readonly #tasksPerWorker: number;
 
   constructor(options: ScorerOptions) {
     this.#options = options;
-    const slots = options.workers * (options.tasksPerWorker ?? DEFAULT_TASKS_PER_WORKER);
-    const large = Math.min(slots, options.workers * LARGE_TASKS_PER_WORKER) - 1;
+    this.#tasksPerWorker = options.tasksPerWorker ?? DEFAULT_TASKS_PER_WORKER;
+    const large = options.workers * Math.min(this.#tasksPerWorker, LARGE_TASKS_PER_WORKER) - 1;
     this.#largeWork = new PQueue({ concurrency: Math.max(1, large) });
   }
 
@@ -134,7 +135,7 @@ class PooledScorer implements EngineScorer {
         maxBatchTokens: this.#options.maxBatchTokens ?? 6_144,
         workers: this.#options.workers,
         maxQueue: this.#options.maxQueue,
-        tasksPerWorker: this.#options.tasksPerWorker ?? DEFAULT_TASKS_PER_WORKER,
+        tasksPerWorker: this.#tasksPerWorker,
       });
       await pool.ready(this.#options.loadTimeoutMs ?? 120_000);
       this.#manifest = manifest;
