@@ -219,6 +219,18 @@ def nulls(v):
     return v
 
 
+def emit_slices(report, title, columns, json_path=None):
+    """Prints a report's slice rows as a Markdown table under `title` (one column per row value) and,
+    given a path, writes the report there as JSON with null where a figure is undefined."""
+    print(title)
+    print("| " + " | ".join(columns) + " |\n|" + "|".join("---" if i == 0 else "--:" for i in range(len(columns))) + "|")
+    for r in report["slices"]:
+        print("| " + " | ".join(cell(v) for v in r.values()) + " |")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(nulls(report), f, indent=2)
+
+
 # --- main -------------------------------------------------------------------------------------------
 
 

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe import flat_text, parse_slice, read_jsonl, share_above  # noqa: E402
+from probe import emit_slices, flat_text, parse_slice, read_jsonl, share_above  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
 from metrics import roc_auc  # noqa: E402
@@ -73,13 +73,8 @@ def main(argv):
             "negatives_flagged_at_0_5": share_above(scores[labels == 0], 0.5),
         })
     report = {"corpus": args.corpus, "train_sample": len(train), "slices": rows, "seconds": round(time.perf_counter() - started, 1)}
-    print(f"teacher probe (all-MiniLM-L6-v2 + logistic regression), {len(train)} training chats, {report['seconds']} s")
-    print("| slice | n | pos | ROC-AUC | recall@0.5 | neg flagged@0.5 |\n|---|--:|--:|--:|--:|--:|")
-    for r in rows:
-        print("| " + " | ".join(str(round(v, 3)) if isinstance(v, float) else str(v) for v in r.values()) + " |")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2, default=lambda v: None)
+    emit_slices(report, f"teacher probe (all-MiniLM-L6-v2 + logistic regression), {len(train)} training chats, {report['seconds']} s",
+                ["slice", "n", "pos", "ROC-AUC", "recall@0.5", "neg flagged@0.5"], args.json)
 
 
 if __name__ == "__main__":

