@@ -35,7 +35,7 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
     if info.get("pretrained_vectors") and pretrained is None:
         raise SystemExit(f"{directory}: trained with pretrained vectors; pass --embeddings")
     model = ConversationRisk(vocab_size, emb=hp["emb"], hidden=hp["hidden"], pretrained=pretrained if info.get("pretrained_vectors") else None,
-                             pretrained_residual=hp.get("pretrained_residual", False))
+                             pretrained_residual=hp.get("pretrained_residual", False), blind_reading=hp.get("blind_reading", False))
     model.load_state_dict(torch.load(os.path.join(directory, "model.pt")))
     if model.pretrained or half_table:
         model = model.folded(half_table)

@@ -59,10 +59,15 @@ SPEAKER_IDS = 4  # 0 padding, 1 user1, 2 user2, 3 unknown (flat text): contract 
 
 
 class ConversationRisk(nn.Module):
-    def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1, pretrained=None, pretrained_residual=False, max_turns=64):
-        """pretrained: [vocab_size, d] float tensor, zero rows where an entry has no vector."""
+    def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1, pretrained=None, pretrained_residual=False, max_turns=64,
+                 blind_reading=False):
+        """pretrained: [vocab_size, d] float tensor, zero rows where an entry has no vector.
+        blind_reading: the turns are read as flat text is (every real turn's speaker embedding is the
+        unknown speaker's), so the harm score cannot follow who said what, only what was said and how
+        it was cut; the speaker ids still choose whose turns each side's head pools."""
         super().__init__()
         self.max_turns = max_turns
+        self.blind_reading = blind_reading
         self.tok = nn.Embedding(vocab_size, emb, padding_idx=0)
         self.pretrained = pretrained is not None
         if self.pretrained:
@@ -92,7 +97,8 @@ class ConversationRisk(nn.Module):
         """A plain model with the same outputs whose embedding is one table (what ONNX exports).
         half_table stores that table in float16, read back as float32: it is almost all of the file,
         and its rounding (2^-11 relative) moves outputs by about 1e-3, well below what seeds move."""
-        plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features, max_turns=self.max_turns)
+        plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features, max_turns=self.max_turns,
+                                 blind_reading=self.blind_reading)
         state = {k: v for k, v in self.state_dict().items() if not k.startswith("pre_proj.")}
         with torch.no_grad():
             state["tok.weight"] = self.table().detach().clone()
@@ -109,7 +115,8 @@ class ConversationRisk(nn.Module):
         if e.dtype != torch.float32:  # a float16 table (folded(half_table=True)); no node otherwise
             e = e.float()
         t = masked_mean_max(e, tok_mask)  # [B, T, 2E]
-        t = torch.tanh(self.turn_proj(t) + self.spk(speaker_ids) + self.age_turn(age_features).unsqueeze(1))
+        read_as = speaker_ids.clamp(max=1) * 3 if self.blind_reading else speaker_ids  # padding stays 0
+        t = torch.tanh(self.turn_proj(t) + self.spk(read_as) + self.age_turn(age_features).unsqueeze(1))
         t = self.drop(t)
         h, _ = self.gru(t)  # [B, T, H]
         h = self.drop(h)

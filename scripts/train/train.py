@@ -61,6 +61,7 @@ def main():
     ap.add_argument("--onset-weight", type=float, default=0.4, help="weight of the running-harm loss around a harmful chat's known onset (0 turns it off)")
     ap.add_argument("--embeddings", help="float32 matrix [vocab, d] of pretrained vectors (build-tokenizer.ts --embeddings-out)")
     ap.add_argument("--pretrained-residual", action="store_true", help="also learn a correction for words that have a pretrained vector")
+    ap.add_argument("--blind-reading", action=argparse.BooleanOptionalAction, default=False, help="read every turn as flat text is read, speakers only choosing what each side's head pools (model.py); off in every release so far")
     ap.add_argument("--checkpoint", choices=("val-loss", "last"), default="val-loss", help="the epoch kept: the lowest validation loss (every release) or the last")
     args = ap.parse_args()
 
@@ -77,7 +78,8 @@ def main():
     if args.embeddings:
         pretrained, covered = load_pretrained(args.embeddings, vocab_size)
         print(f"pretrained vectors: {covered} of {vocab_size} entries", flush=True)
-    model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual)
+    model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual,
+                             blind_reading=args.blind_reading)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     steps = max(1, args.epochs * math.ceil(len(train) / args.batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)

@@ -20,6 +20,7 @@
 #   npm run train -- --texting --version x --out DIR   # real texting (SMS) and #ubuntu IRC chats as benign chats and hosts (texting.ts)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
+#   npm run train -- --blind-reading --version x --out DIR   # turns read as flat text is; speakers only choose what each side's head pools
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -30,16 +31,17 @@ PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
 # repetitive, friends', strangers' and courtship chats, texting, the share of one-line flat views, the
-# epoch kept and how many epochs each member trains. Each recipe file sets all of them; the shipped
+# epoch kept, how many epochs each member trains and whether the turns are read blind to their speakers. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
-RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS)
+RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_READING)
 recipe_value_ok() {  # key value: whether value is one the setting takes
   case "$1" in
     # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
     VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
     MEMBERS|EPOCHS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
+    BLIND_READING) [[ "$2" == 0 || "$2" == 1 ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -49,6 +51,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     CHECKPOINT) echo "is val-loss or last" ;;
     MEMBERS) echo "is a positive integer" ;;
     EPOCHS) echo "takes a positive whole number" ;;
+    BLIND_READING) echo "is 0 or 1" ;;
     *) echo "takes a whole number" ;;
   esac
 }
@@ -80,7 +83,7 @@ while [[ $# -gt 0 ]]; do
   # Every option changes the recipe but these: where files go, the name, and the released recipes' own
   # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args|--blind-reading) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -129,12 +132,13 @@ while [[ $# -gt 0 ]]; do
     --strangers) STRANGERS="$2"; shift 2 ;;
     --courtship) COURTSHIP="$2"; shift 2 ;;
     --texting) TEXTING=1; shift ;;
+    --blind-reading) BLIND_READING=1; shift ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
     -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-# The switches' values, checked as a recipe file's are (--texting takes none).
+# The switches' values, checked as a recipe file's are (--texting and --blind-reading take none).
 for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
@@ -143,6 +147,7 @@ for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
 TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
+(( BLIND_READING == 0 )) || TRAIN_ARGS+=(--blind-reading)
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
 for f in "$RECIPES"/*.env; do
@@ -161,7 +166,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs"
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, blind reading $BLIND_READING"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
