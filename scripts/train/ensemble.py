@@ -44,8 +44,10 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 
 # What members may differ in besides their seed: how they were trained. The architecture, the
 # vocabulary's vectors, the flat cut and the data must be the same, or their mean is not one model.
+# blind_reading is among them: each member reads with its own forward (load_member), and the mean of
+# their heads is what the contract's outputs are built from either way.
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
-                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint"}
+                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading"}
 
 
 def recipe_of(info):

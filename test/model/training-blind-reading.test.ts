@@ -48,4 +48,18 @@ describe.skipIf(!hasTorch)('blind reading', () => {
     expect(Math.abs((harm[0]?.[0] as number) - (harm[2]?.[0] as number))).toBeGreaterThan(1e-5);
     expect(foldedBlind).toBe(false);
   });
+
+  it('may differ between the members of an ensemble, each reading with its own forward (ensemble.py)', () => {
+    const script = `
+import sys
+sys.path.insert(0, 'scripts/train')
+from ensemble import check_members, recipe_of
+base = {"hyperparameters": {"seed": 7, "emb": 64, "hidden": 96, "epochs": 9}, "pretrained_vectors": True, "conversations": {"train": 10, "val": 5}}
+blind = {**base, "hyperparameters": {**base["hyperparameters"], "seed": 8, "blind_reading": True}}
+check_members([base, blind])
+print(recipe_of(blind)["blind_reading"])
+`;
+    expect(execFileSync(TRAINING_PYTHON, ['-c', script], { encoding: 'utf8' }).trim()).toBe('True');
+  });
 });
+
