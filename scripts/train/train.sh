@@ -12,6 +12,7 @@
 #   npm run train -- --vocab wordpiece --version x --out DIR        # ablation: WordPiece from scratch, no pretrained vectors
 #   npm run train -- --without flat,register --version x --out DIR  # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --flat-piece-tokens 32 --version x --out DIR   # contract 3: flat text cut like any turn (3.2.0)
+#   npm run train -- --turn-piece-tokens 8 --version x --out DIR    # contract 3: every turn cut in 8-token pieces, as flat text is
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 1500 --version x --out DIR      # adds chats of teen friends' apps, videos and plans (no released model yet)
@@ -29,6 +30,8 @@ cd "$ROOT"
 # The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
+# Pieces of a turn with a speaker: scripts/data/segment.json's unless --turn-piece-tokens is given.
+TURN_PIECE=""
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
 # repetitive, friends', strangers' and courtship chats, texting, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains and whether the turns are read blind to their speakers. Each recipe file sets all of them; the shipped
@@ -99,7 +102,7 @@ while [[ $# -gt 0 ]]; do
       # architecture, flat cut or input given here would fail in ensemble.py, hours later, or mislabel it.
       for opt in ${BASH_REMATCH[2]}; do
         case "$opt" in
-          --seed|--hidden|--emb|--flat-piece-tokens|--pretrained-residual|--embeddings|--segments|--tokenizer|--out|--threads)
+          --seed|--hidden|--emb|--flat-piece-tokens|--turn-piece-tokens|--pretrained-residual|--embeddings|--segments|--tokenizer|--out|--threads)
             echo "train.sh: --member-args may not set $opt: train.sh sets it for every member" >&2; exit 2 ;;
         esac
       done
@@ -134,6 +137,7 @@ while [[ $# -gt 0 ]]; do
     --texting) TEXTING=1; shift ;;
     --blind-reading) BLIND_READING=1; shift ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
+    --turn-piece-tokens) TURN_PIECE="$2"; shift 2 ;;
     -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -226,12 +230,13 @@ case "$VOCAB_MODE" in
 esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
-  --max-flat-tokens "$FLAT_PIECE"
+  --max-flat-tokens "$FLAT_PIECE" ${TURN_PIECE:+--max-tokens "$TURN_PIECE"}
 train_member() {  # seed, output directory, [that member's extra train.py options]
   local extra=()
   [[ -z "${3:-}" ]] || read -r -a extra <<< "$3"
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
-    --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
+    --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TURN_PIECE:+--turn-piece-tokens "$TURN_PIECE"} \
+    ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
     ${extra[@]+"${extra[@]}"}
 }
 if [[ $MEMBERS == 1 ]]; then
@@ -251,7 +256,7 @@ else
     --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/model"
 fi
 step "package -> $OUT"
-node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION" --max-flat-tokens "$FLAT_PIECE"
+node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION" --max-flat-tokens "$FLAT_PIECE" ${TURN_PIECE:+--max-tokens "$TURN_PIECE"}
 cp "$WORK/model/model.onnx" "$WORK/model/tokenizer.json" "$WORK/model/manifest.json" "$OUT/"
 if [[ $EVAL == 1 ]]; then
   step "evaluate"
