@@ -21,7 +21,7 @@
 #   npm run train -- --texting --version x --out DIR   # real texting (SMS) and #ubuntu IRC chats as benign chats and hosts (texting.ts)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
-#   npm run train -- --blind-reading --version x --out DIR   # turns read as flat text is; speakers only choose what each side's head pools
+#   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -30,21 +30,19 @@ cd "$ROOT"
 # The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
-# Pieces of a turn with a speaker: scripts/data/segment.json's unless --turn-piece-tokens is given.
-TURN_PIECE=""
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
 # repetitive, friends', strangers' and courtship chats, texting, the share of one-line flat views, the
-# epoch kept, how many epochs each member trains and whether the turns are read blind to their speakers. Each recipe file sets all of them; the shipped
+# epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
+# their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
-RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_READING)
+RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
 recipe_value_ok() {  # key value: whether value is one the setting takes
   case "$1" in
     # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
     VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
-    MEMBERS|EPOCHS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
-    BLIND_READING) [[ "$2" == 0 || "$2" == 1 ]] ;;
+    MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -53,8 +51,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     VIEW_ONE_LINE_RATE) echo "takes a share from 0 to 1 (0.5)" ;;
     CHECKPOINT) echo "is val-loss or last" ;;
     MEMBERS) echo "is a positive integer" ;;
-    EPOCHS) echo "takes a positive whole number" ;;
-    BLIND_READING) echo "is 0 or 1" ;;
+    EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
     *) echo "takes a whole number" ;;
   esac
 }
@@ -86,7 +83,7 @@ while [[ $# -gt 0 ]]; do
   # Every option changes the recipe but these: where files go, the name, and the released recipes' own
   # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args|--blind-reading) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args|--blind-members|--turn-piece-tokens) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -135,23 +132,23 @@ while [[ $# -gt 0 ]]; do
     --strangers) STRANGERS="$2"; shift 2 ;;
     --courtship) COURTSHIP="$2"; shift 2 ;;
     --texting) TEXTING=1; shift ;;
-    --blind-reading) BLIND_READING=1; shift ;;
+    --blind-members) BLIND_MEMBERS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    --turn-piece-tokens) TURN_PIECE="$2"; shift 2 ;;
+    --turn-piece-tokens) TURN_PIECE_TOKENS="$2"; shift 2 ;;
     -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-# The switches' values, checked as a recipe file's are (--texting and --blind-reading take none).
+# The switches' values, checked as a recipe file's are (--texting takes none).
 for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
+(( BLIND_MEMBERS <= MEMBERS )) || { echo "train.sh: --blind-members $BLIND_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
 TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
-(( BLIND_READING == 0 )) || TRAIN_ARGS+=(--blind-reading)
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
 for f in "$RECIPES"/*.env; do
@@ -170,7 +167,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, blind reading $BLIND_READING"
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers' and $COURTSHIP courtship chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -230,24 +227,26 @@ case "$VOCAB_MODE" in
 esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
-  --max-flat-tokens "$FLAT_PIECE" ${TURN_PIECE:+--max-tokens "$TURN_PIECE"}
-train_member() {  # seed, output directory, [that member's extra train.py options]
+  --max-flat-tokens "$FLAT_PIECE" --max-tokens "$TURN_PIECE_TOKENS"
+train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
   local extra=()
-  [[ -z "${3:-}" ]] || read -r -a extra <<< "$3"
+  [[ -z "${4:-}" ]] || read -r -a extra <<< "$4"
+  # The last BLIND_MEMBERS members read blind (model.py blind_reading).
+  (( $1 <= MEMBERS - BLIND_MEMBERS )) || extra=(--blind-reading ${extra[@]+"${extra[@]}"})
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
-    --out "$2" --epochs "$EPOCHS" --seed "$1" --threads 2 --flat-piece-tokens "$FLAT_PIECE" ${TURN_PIECE:+--turn-piece-tokens "$TURN_PIECE"} \
+    --out "$3" --epochs "$EPOCHS" --seed "$2" --threads 2 --flat-piece-tokens "$FLAT_PIECE" --turn-piece-tokens "$TURN_PIECE_TOKENS" \
     ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
     ${extra[@]+"${extra[@]}"}
 }
 if [[ $MEMBERS == 1 ]]; then
   step "train ($EPOCHS epochs, 2 threads, seed $SEED)"
-  train_member "$SEED" "$WORK/model" "${MEMBER_ARGS[1]:-}"
+  train_member 1 "$SEED" "$WORK/model" "${MEMBER_ARGS[1]:-}"
 else
   ENSEMBLE_ARGS=()
   for ((k = 0; k < MEMBERS; k++)); do
     s=$((SEED + k))
-    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
-    train_member "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$( ((k + 1 > MEMBERS - BLIND_MEMBERS)) && echo ', reading blind')${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
+    train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done
   step "ensemble of $MEMBERS: calibration and ONNX (scripts/train/ensemble.py)"
@@ -256,7 +255,7 @@ else
     --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/model"
 fi
 step "package -> $OUT"
-node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION" --max-flat-tokens "$FLAT_PIECE" ${TURN_PIECE:+--max-tokens "$TURN_PIECE"}
+node scripts/train/package.ts --dir "$WORK/model" --summary "$WORK/corpus.summary.json" --version "$VERSION" --max-flat-tokens "$FLAT_PIECE" --max-tokens "$TURN_PIECE_TOKENS"
 cp "$WORK/model/model.onnx" "$WORK/model/tokenizer.json" "$WORK/model/manifest.json" "$OUT/"
 if [[ $EVAL == 1 ]]; then
   step "evaluate"

@@ -39,7 +39,7 @@ function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: 
 }
 
 /** Options that leave the recipe alone, or that the released recipes themselves are told apart by. */
-const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--texting', '--view-one-line-rate', '--checkpoint', '--epochs', '--member-args', '--blind-reading'];
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--texting', '--view-one-line-rate', '--checkpoint', '--epochs', '--member-args', '--blind-members', '--turn-piece-tokens'];
 
 describe('train.sh: versions and output', () => {
   const options = parsedOptions();
@@ -64,11 +64,11 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'last']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-reading']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'last']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '1']], [['--turn-piece-tokens', '8']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers' and \d+ courtship chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, blind reading [01]; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers' and \d+ courtship chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
@@ -111,6 +111,8 @@ describe('train.sh: versions and output', () => {
     [['--view-one-line-rate', '0.50'], '--view-one-line-rate takes a share from 0 to 1 (0.5), not 0.50'],
     [['--epochs', '0'], '--epochs takes a positive whole number, not 0'],
     [['--epochs', '09'], '--epochs takes a positive whole number, not 09'],
+    [['--turn-piece-tokens', '0'], '--turn-piece-tokens takes a positive whole number, not 0'],
+    [['--blind-members', '3'], '--blind-members 3 is more than the 2 member(s)'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
