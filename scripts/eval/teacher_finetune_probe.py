@@ -106,7 +106,6 @@ def main(argv):
     p.add_argument("--json")
     args = p.parse_args(argv)
     started = time.perf_counter()
-    random.seed(args.seed)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     corpus = read_jsonl(args.corpus)
