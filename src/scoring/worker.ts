@@ -12,6 +12,7 @@ import { emptyConversationSegment, encodeConversation, tokenizerFromJson, usesFa
 import { runningByPiece, traceTurns } from './explain.ts';
 import { runModel, type ModelItem } from './inference.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
+import { planRuns } from './run-plan.ts';
 import type { ModelManifest, Prediction, ScoreRequest } from './types.ts';
 
 export interface WorkerConfig {
@@ -99,28 +100,33 @@ const engine: Promise<Engine> = load().then(warmup);
   );
 }
 
+/** The batcher's batch, as one or more ONNX runs of segments of similar length (run-plan.ts). */
 async function runBatch(session: ort.InferenceSession, items: ModelItem[]): Promise<SegmentOutput[]> {
-  const { harm, speaker, turns } = await runModel(session, items);
-  const batch = items.length;
-  const calibration = config.manifest.calibration;
-  const out = new Array<SegmentOutput>(batch);
-  for (let b = 0; b < batch; b++) {
-    const o: SegmentOutput = {
-      p: calibrate(harm[b] as number, calibration),
-      s: softmax3(speaker[b * 3] as number, speaker[b * 3 + 1] as number, speaker[b * 3 + 2] as number),
-    };
-    const logits = turns[b];
-    if (logits !== undefined) {
-      const perPiece = new Float64Array(logits.length);
-      for (let i = 0; i < logits.length; i++) perPiece[i] = calibrate(logits[i] as number, calibration);
-      // The segment's own output is its score after its last piece; the per-piece output agrees with it
-      // to float rounding (the contract bounds the gap), and using it makes the last entry equal the score.
-      perPiece[perPiece.length - 1] = o.p;
-      o.turns = perPiece;
-    }
-    out[b] = o;
+  const out = new Array<SegmentOutput>(items.length);
+  for (const run of planRuns(items.map((item) => item.segment.inputIds.length))) {
+    const { harm, speaker, turns } = await runModel(session, run.map((i) => items[i] as ModelItem));
+    run.forEach((item, b) => {
+      out[item] = segmentOutput(harm[b] as number, speaker.subarray(b * 3, b * 3 + 3), turns[b]);
+    });
   }
   return out;
+}
+
+function segmentOutput(harm: number, speaker: Float32Array, logits: Float32Array | undefined): SegmentOutput {
+  const calibration = config.manifest.calibration;
+  const o: SegmentOutput = {
+    p: calibrate(harm, calibration),
+    s: softmax3(speaker[0] as number, speaker[1] as number, speaker[2] as number),
+  };
+  if (logits !== undefined) {
+    const perPiece = new Float64Array(logits.length);
+    for (let i = 0; i < logits.length; i++) perPiece[i] = calibrate(logits[i] as number, calibration);
+    // The segment's own output is its score after its last piece; the per-piece output agrees with it
+    // to float rounding (the contract bounds the gap), and using it makes the last entry equal the score.
+    perPiece[perPiece.length - 1] = o.p;
+    o.turns = perPiece;
+  }
+  return o;
 }
 
 function longestPiece(segment: EncodedSegment): number {
