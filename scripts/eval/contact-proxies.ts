@@ -8,8 +8,9 @@
 // The chats are contact.ts's families in the test split, with its held-out phrasings and four
 // families no training slice holds; flat excerpts under 1,000 characters of them (real grooming
 // excerpts that short ranked backwards); and the real SMS and IRC chats of the test split (IRC by
-// held-out day), which must not be flagged. All reported, none guarded yet: no released model has
-// trained on these kinds, and their targets are the real evaluation's (CONTACT_TARGETS).
+// held-out day), which must not be flagged. Their targets are the real evaluation's (CONTACT_TARGETS),
+// which no release meets yet; npm test holds the shipped model to CONTACT_FLOORS, so that a release
+// cannot slip back towards 3.5.0 on the two failure kinds unnoticed.
 
 import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS, contactShortExcerpts, contactTestSlice, peerSexualChats } from '../data/contact.ts';
 import { allSwitches } from '../data/generate.ts';
@@ -38,6 +39,26 @@ export const CONTACT_TARGETS = {
   fpr_max: 0.1,
   no_sexual_word_flagged_max: 0.05,
   real_benign_flagged_max: 0.02,
+} as const;
+
+/**
+ * What `test/model/model-guards.test.ts` holds the shipped model to: between 3.5.0's figures, before
+ * these kinds were in training, and 3.6.0's (in brackets, 3.5.0 first), with room for a retrained
+ * seed. Floors, not the targets above.
+ */
+export const CONTACT_FLOORS = {
+  /** first contact between strangers (0.864, 0.964) */
+  strangers_roc_auc_min: 0.93,
+  /** strangers' benign chats flagged at 0.5 (0.273, 0.104) */
+  strangers_benign_flagged_max: 0.15,
+  /** a relationship under way (0.591, 0.756) */
+  relationships_roc_auc_min: 0.7,
+  /** flat excerpts under 1,000 characters (0.629, 0.826): the real evaluation's own target */
+  short_excerpt_roc_auc_min: 0.75,
+  /** real IRC chats of held-out days flagged as written (0.027, 0.012): the real evaluation's own target */
+  real_irc_flagged_max: 0.02,
+  /** two stated teenagers' sexual talk in High Risk or Critical, where the policy wants Medium Risk (0.39, 0.15) */
+  peers_high_or_critical_max: 0.25,
 } as const;
 
 /**
@@ -150,7 +171,7 @@ export async function evaluatePeerBand(scorer: BatchScorer, records: ContactReco
 const fmt = (v: number | null): string => (v === null ? 'n/a' : String(Math.round(v * 1000) / 1000));
 
 export function contactMarkdown(rows: readonly ContactRow[], peers?: PeerBandRow): string {
-  return `## Strangers' first contact and relationships under way (issue 32 proxies; reported, not guarded)
+  return `## Strangers' first contact and relationships under way (issue 32 proxies; npm test holds the shipped model to floors below the targets)
 Generated test chats of contact.ts's families (held-out phrasings; four families in no training slice),
 flat excerpts of them under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters, and real SMS and IRC test chats. They stand in for
 the real-chat evaluation's excerpts, which the project does not hold; targets are that evaluation's.

@@ -42,11 +42,11 @@ for row in $ROWS; do
   [[ -n "${LABEL[$row]:-}" ]] || { echo "ablation.sh: unknown row $row" >&2; exit 2; }
   dir="$BASE/$row"
   if [[ ! -f "$dir/model/manifest.json" ]]; then
-    # One network per row (--members 1), without 3.5.0's errand chats (--errands 0, the corpus the
-    # documented rows were measured on): the rows compare data and vocabulary, and a second member
+    # 3.3.0's recipe: one network per row, without the errand chats and the later slices (the corpus
+    # the documented rows were measured on): the rows compare data and vocabulary, and a second member
     # would double every row's time.
     # shellcheck disable=SC2086
-    bash scripts/train/train.sh --no-eval --members 1 --errands 0 --epochs "$EPOCHS" --n "$N" --version "0.0.0-ablation-$row" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
+    bash scripts/train/train.sh --no-eval --recipe 3.3.0 --epochs "$EPOCHS" --n "$N" --version "0.0.0-ablation-$row" --work "$dir/work" --out "$dir/model" ${ARGS[$row]} > "$dir.log" 2>&1
   fi
   [[ -f "$dir/eval/eval.json" ]] || node scripts/eval/run.ts --model "$dir/model" --corpus "$COMMON" --out "$dir/eval" --quick --no-card --no-manifest --no-plots > "$dir/eval.log" 2>&1
   row_args+=(--row "${LABEL[$row]}=$dir/eval/eval.json")

@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.5.0',
-            contract_version: 4,
-            files: { 'model.onnx': { sha256: 'bcce742c5b19424cbe074a32f5bfdc01d22f940f19e785b739500fbae0f42031', bytes: 15020800 } },
+            version: '3.6.0',
+            contract_version: 3,
+            files: { 'model.onnx': { sha256: '66f6705862e008db62e8dfae38167dac16ccc2433fc45f1f27723f1d45a19ed8', bytes: 15754811 } },
           }),
         },
       },

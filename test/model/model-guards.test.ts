@@ -7,7 +7,10 @@
 // scores by 0.15 or more). The re-cut rule is measured as `npm run eval` measures it, by the same
 // function on the same 1,500 conversations of the shipped model's test split (real chats, hosted
 // exchanges, excerpts and generated chats alike), so a model that passes here passes there and the
-// other way round. Each failure prints the measured figure.
+// other way round. Stranger first contacts, relationships under way, short flat excerpts, real IRC
+// chats and stated peers' sexual talk (the eval's issue-32 proxies) are held to floors between 3.5.0's
+// figures and 3.6.0's, so a release cannot slip back on the real-chat evaluation's two failure kinds
+// unnoticed. Each failure prints the measured figure.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +23,7 @@ import { scoreInBatches } from '../../scripts/eval/harness.ts';
 import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
 import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
+import { CONTACT_FLOORS, contactProxyRecords, evaluateContactProxies, evaluatePeerBand, type ContactRow } from '../../scripts/eval/contact-proxies.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
 
@@ -64,6 +68,36 @@ describe('shipped model: shortcut guards', () => {
     ).toEqual([]);
     expect(rows).toHaveLength(4);
   });
+
+  it('rule "strangers and relationships": the issue-32 proxies stay at or above their floors (CONTACT_FLOORS)', async () => {
+    const records = contactProxyRecords();
+    const rows = await evaluateContactProxies(loaded(), records);
+    const peers = await evaluatePeerBand(loaded(), records);
+    const figure = (slice: string, key: 'roc_auc' | 'benign_flagged'): number => {
+      const r: ContactRow | undefined = rows.find((x) => x.slice === slice);
+      const v = r?.[key];
+      if (v === null || v === undefined) throw new Error(`the contact proxies have no ${key} for ${slice}`);
+      return v;
+    };
+    const f = CONTACT_FLOORS;
+    const measured = {
+      strangers_roc_auc: figure('first contact between strangers', 'roc_auc'),
+      strangers_benign_flagged: figure('first contact between strangers', 'benign_flagged'),
+      relationships_roc_auc: figure('a relationship under way', 'roc_auc'),
+      short_excerpt_roc_auc: figure('flat excerpts under 1,000 characters', 'roc_auc'),
+      real_irc_flagged: figure('real IRC chats (held-out days), as written', 'benign_flagged'),
+      peers_high_or_critical: peers.high_or_critical,
+    };
+    const failed = [
+      measured.strangers_roc_auc >= f.strangers_roc_auc_min ? '' : `strangers ROC-AUC ${measured.strangers_roc_auc.toFixed(3)} < ${f.strangers_roc_auc_min}`,
+      measured.strangers_benign_flagged <= f.strangers_benign_flagged_max ? '' : `strangers' benign flagged ${measured.strangers_benign_flagged.toFixed(3)} > ${f.strangers_benign_flagged_max}`,
+      measured.relationships_roc_auc >= f.relationships_roc_auc_min ? '' : `relationships ROC-AUC ${measured.relationships_roc_auc.toFixed(3)} < ${f.relationships_roc_auc_min}`,
+      measured.short_excerpt_roc_auc >= f.short_excerpt_roc_auc_min ? '' : `short flat excerpts ROC-AUC ${measured.short_excerpt_roc_auc.toFixed(3)} < ${f.short_excerpt_roc_auc_min}`,
+      measured.real_irc_flagged <= f.real_irc_flagged_max ? '' : `real IRC flagged ${measured.real_irc_flagged.toFixed(3)} > ${f.real_irc_flagged_max}`,
+      measured.peers_high_or_critical <= f.peers_high_or_critical_max ? '' : `peers' sexual talk High Risk or Critical ${measured.peers_high_or_critical.toFixed(3)} > ${f.peers_high_or_critical_max}`,
+    ].filter((m) => m !== '');
+    expect(failed, `issue-32 proxies: ${JSON.stringify(measured)}`).toEqual([]);
+  }, 600_000);
 
   /** The eval's re-cut report on the shipped test split, computed once for the three re-cuts. */
   function recutReport(): Promise<RecutReport> {

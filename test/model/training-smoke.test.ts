@@ -66,7 +66,13 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('writes a package that satisfies the model contract', () => {
     for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
-    expect(manifest).toMatchObject({ contract_version: 4, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 32, max_tokens_per_flat_piece: 8 } });
+    // The shipped recipe (3.6.0): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
+    expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 8 } });
+    expect(manifest.segment.max_tokens_per_flat_piece).toBeUndefined();
+    const member = (seed: number) =>
+      (JSON.parse(readFileSync(join(`${out}.work`, 'members', `seed-${seed}`, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> }).hyperparameters;
+    expect(member(7)).toMatchObject({ turn_piece_tokens: 8, blind_reading: false });
+    expect(member(8)).toMatchObject({ turn_piece_tokens: 8, blind_reading: true });
     expect(manifest.calibration.temperature).toBeGreaterThan(0);
     expect(manifest.training_data).toMatchObject({ pretrained_vectors: true });
     expect(scorer.loadError).toBeUndefined();

@@ -1,6 +1,6 @@
 // train.sh names a model after the released recipe it trains, and refuses, before any work, to give a
-// released name or the shipped model's directory to anything else: a package labelled 3.5.0 must be
-// 3.5.0's recipe.
+// released name or the shipped model's directory to anything else: a package labelled 3.6.0 must be
+// 3.6.0's recipe.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,7 +64,7 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '1500']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'last']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '1']], [['--turn-piece-tokens', '8']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -94,6 +94,8 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0', '--errands', '0', '--members', '1']],
     [['--recipe', '3.5.0', '--errands', '0', '--version', '3.4.0']],
     [['--recipe', '3.4.0']],
+    [['--recipe', '3.5.0']],
+    [['--recipe', '3.5.0', '--friends', '1500', '--strangers', '3000', '--courtship', '3000', '--texting', '--view-one-line-rate', '0.75', '--checkpoint', 'last', '--blind-members', '1', '--turn-piece-tokens', '8', '--version', '3.6.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
     [['--epochs', '9']],
     [['--recipe', '3.5.0', '--members', '1', '--errands', '0']],
