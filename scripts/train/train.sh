@@ -11,14 +11,14 @@
 #   npm run train -- --smoke                   # tiny corpus, one epoch, temp dir (CI)
 #   npm run train -- --vocab wordpiece --version x --out DIR        # ablation: WordPiece from scratch, no pretrained vectors
 #   npm run train -- --without flat,register --version x --out DIR  # ablation: leave data changes out (scripts/data/corpus.ts)
-#   npm run train -- --flat-piece-tokens 32 --version x --out DIR   # contract 3: flat text cut like any turn (3.2.0)
-#   npm run train -- --turn-piece-tokens 8 --version x --out DIR    # contract 3: every turn cut in 8-token pieces, as flat text is
+#   npm run train -- --turn-piece-tokens 32 --flat-piece-tokens 32 --version x --out DIR  # contract 3, 32-token pieces (3.2.0)
+#   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.6.0: 8 both)
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
-#   npm run train -- --friends 1500 --version x --out DIR      # adds chats of teen friends' apps, videos and plans (no released model yet)
+#   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.6.0: 1500)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
-#   npm run train -- --strangers 3000 --courtship 3000 --version x --out DIR  # first contacts between strangers and relationships under way, both classes (contact.ts)
-#   npm run train -- --texting --version x --out DIR   # real texting (SMS) and #ubuntu IRC chats as benign chats and hosts (texting.ts)
+#   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.6.0: 3000 each)
+#   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; in 3.6.0)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
@@ -135,7 +135,7 @@ while [[ $# -gt 0 ]]; do
     --blind-members) BLIND_MEMBERS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
     --turn-piece-tokens) TURN_PIECE_TOKENS="$2"; shift 2 ;;
-    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^# Options that change/p' "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
