@@ -70,6 +70,8 @@ describe('shipped model: shortcut guards', () => {
   });
 
   it('rule "strangers and relationships": the issue-32 proxies stay at or above their floors (CONTACT_FLOORS)', async () => {
+    // The real SMS and IRC chats are read in place, as for the re-cut guard below.
+    if (!existsSync(DEFAULT_DATA_DIR)) throw new Error(`the contact proxies hold real chats from ${DEFAULT_DATA_DIR}, which is missing`);
     const records = contactProxyRecords();
     const rows = await evaluateContactProxies(loaded(), records);
     const peers = await evaluatePeerBand(loaded(), records);
