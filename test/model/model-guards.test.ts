@@ -82,22 +82,19 @@ describe('shipped model: shortcut guards', () => {
       return v;
     };
     const f = CONTACT_FLOORS;
-    const measured = {
-      strangers_roc_auc: figure('first contact between strangers', 'roc_auc'),
-      strangers_benign_flagged: figure('first contact between strangers', 'benign_flagged'),
-      relationships_roc_auc: figure('a relationship under way', 'roc_auc'),
-      short_excerpt_roc_auc: figure('flat excerpts under 1,000 characters', 'roc_auc'),
-      real_irc_flagged: figure('real IRC chats (held-out days), as written', 'benign_flagged'),
-      peers_high_or_critical: peers.high_or_critical,
-    };
-    const failed = [
-      measured.strangers_roc_auc >= f.strangers_roc_auc_min ? '' : `strangers ROC-AUC ${measured.strangers_roc_auc.toFixed(3)} < ${f.strangers_roc_auc_min}`,
-      measured.strangers_benign_flagged <= f.strangers_benign_flagged_max ? '' : `strangers' benign flagged ${measured.strangers_benign_flagged.toFixed(3)} > ${f.strangers_benign_flagged_max}`,
-      measured.relationships_roc_auc >= f.relationships_roc_auc_min ? '' : `relationships ROC-AUC ${measured.relationships_roc_auc.toFixed(3)} < ${f.relationships_roc_auc_min}`,
-      measured.short_excerpt_roc_auc >= f.short_excerpt_roc_auc_min ? '' : `short flat excerpts ROC-AUC ${measured.short_excerpt_roc_auc.toFixed(3)} < ${f.short_excerpt_roc_auc_min}`,
-      measured.real_irc_flagged <= f.real_irc_flagged_max ? '' : `real IRC flagged ${measured.real_irc_flagged.toFixed(3)} > ${f.real_irc_flagged_max}`,
-      measured.peers_high_or_critical <= f.peers_high_or_critical_max ? '' : `peers' sexual talk High Risk or Critical ${measured.peers_high_or_critical.toFixed(3)} > ${f.peers_high_or_critical_max}`,
-    ].filter((m) => m !== '');
+    // [figure, measured, bound, whether the bound is a floor (>=) or a ceiling (<=)]
+    const checks: Array<[string, number, number, 'min' | 'max']> = [
+      ['strangers ROC-AUC', figure('first contact between strangers', 'roc_auc'), f.strangers_roc_auc_min, 'min'],
+      ["strangers' benign flagged", figure('first contact between strangers', 'benign_flagged'), f.strangers_benign_flagged_max, 'max'],
+      ['relationships ROC-AUC', figure('a relationship under way', 'roc_auc'), f.relationships_roc_auc_min, 'min'],
+      ['short flat excerpts ROC-AUC', figure('flat excerpts under 1,000 characters', 'roc_auc'), f.short_excerpt_roc_auc_min, 'min'],
+      ['real IRC flagged', figure('real IRC chats (held-out days), as written', 'benign_flagged'), f.real_irc_flagged_max, 'max'],
+      ["peers' sexual talk High Risk or Critical", peers.high_or_critical, f.peers_high_or_critical_max, 'max'],
+    ];
+    const failed = checks
+      .filter(([, v, bound, kind]) => (kind === 'min' ? v < bound : v > bound))
+      .map(([name, v, bound, kind]) => `${name} ${v.toFixed(3)} ${kind === 'min' ? '<' : '>'} ${bound}`);
+    const measured = Object.fromEntries(checks.map(([name, v]) => [name, v]));
     expect(failed, `issue-32 proxies: ${JSON.stringify(measured)}`).toEqual([]);
   }, 600_000);
 

@@ -11,6 +11,7 @@ import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
 import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
+import { memberHyperparameters } from '../helpers/training.ts';
 import { TRAINING_PYTHON, TRAINING_PYTHON_HINT } from '../../scripts/train/python.ts';
 
 const PY = TRAINING_PYTHON;
@@ -69,8 +70,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     // The shipped recipe (3.6.0): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
     expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 8 } });
     expect(manifest.segment.max_tokens_per_flat_piece).toBeUndefined();
-    const member = (seed: number) =>
-      (JSON.parse(readFileSync(join(`${out}.work`, 'members', `seed-${seed}`, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> }).hyperparameters;
+    const member = (seed: number) => memberHyperparameters(`${out}.work`, seed);
     expect(member(7)).toMatchObject({ turn_piece_tokens: 8, blind_reading: false });
     expect(member(8)).toMatchObject({ turn_piece_tokens: 8, blind_reading: true });
     expect(manifest.calibration.temperature).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
+import { memberHyperparameters } from '../helpers/training.ts';
 import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 
 const hasTorch = spawnSync(TRAINING_PYTHON, ['-c', 'import torch, onnx'], { stdio: 'ignore' }).status === 0;
@@ -31,8 +32,7 @@ describe.skipIf(!hasTorch)("smoke training of 3.5.0's recipe (--recipe 3.5.0)", 
       .filter(Boolean)
       .flatMap((line) => (JSON.parse(line) as { input_ids: number[][] }).input_ids.map((ids) => ids.filter((id) => id !== 0).length));
     expect(Math.max(...pieces)).toBe(32);
-    const member = (seed: number) =>
-      (JSON.parse(readFileSync(join(`${out}.work`, 'members', `seed-${seed}`, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> }).hyperparameters;
+    const member = (seed: number) => memberHyperparameters(`${out}.work`, seed);
     expect(member(7)).toMatchObject({ turn_piece_tokens: 32, flat_piece_tokens: 8, blind_reading: false });
     expect(member(8)).toMatchObject({ turn_piece_tokens: 32, flat_piece_tokens: 8, blind_reading: false });
     const scorer = await createScorer({ modelDir: out, workers: 1, intraOpThreads: 1, maxQueue: 10, timeoutMs: 30_000 });

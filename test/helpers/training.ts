@@ -1,0 +1,7 @@
+// What a training run's member was trained with: train.py's training.json under the work directory.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function memberHyperparameters(workDir: string, seed: number): Record<string, unknown> {
+  return (JSON.parse(readFileSync(join(workDir, 'members', `seed-${seed}`, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> }).hyperparameters;
+}
