@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.6.0',
+            version: '3.7.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '66f6705862e008db62e8dfae38167dac16ccc2433fc45f1f27723f1d45a19ed8', bytes: 15754811 } },
+            files: { 'model.onnx': { sha256: 'd44476cfc13bd78f77c86f5c1b100c1cce1688a6d0dbabe9b276054b24191814', bytes: 15758139 } },
           }),
         },
       },

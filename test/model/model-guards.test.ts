@@ -9,8 +9,8 @@
 // exchanges, excerpts and generated chats alike), so a model that passes here passes there and the
 // other way round. Stranger first contacts, relationships under way, short flat excerpts, real IRC
 // chats and stated peers' sexual talk (the eval's issue-32 proxies) are held to floors between 3.5.0's
-// figures and 3.6.0's, so a release cannot slip back on the real-chat evaluation's two failure kinds
-// unnoticed. Each failure prints the measured figure.
+// figures and the later releases' (relationships: between 3.6.0's and 3.7.0's), so a release cannot
+// slip back on the real-chat evaluation's two failure kinds unnoticed. Each failure prints the measured figure.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
