@@ -27,6 +27,26 @@ export function publish(metrics: Record<string, number>, reportMarkdown: string,
   else if (o.card) console.error(`MODEL_CARD.md left as it is: it describes ${SHIPPED_MODEL_DIR}, not ${o.modelDir}`);
 }
 
+/** How many conversations of each split a corpus holds. */
+export function splitSizes(corpus: readonly { split: string }[]): { train: number; val: number } {
+  return { train: corpus.filter((r) => r.split === 'train').length, val: corpus.filter((r) => r.split === 'val').length };
+}
+
+/**
+ * Why `sizes` (a corpus's train and validation splits) cannot be the corpus the package was trained
+ * on, or undefined where they match what its manifest records (`training_data.conversations_used`) or
+ * the manifest records nothing. The test split cannot tell: releases that add training slices share
+ * one test split, so another release's corpus (a stale `.tmp/train`) scores the test split alike while
+ * the figures read from the training splits (the structure baseline, the validation ECE) are not the
+ * package's own.
+ */
+export function corpusMismatch(manifest: Pick<ModelManifest, 'training_data'>, sizes: { train: number; val: number }): string | undefined {
+  const used = manifest.training_data?.['conversations_used'] as { train?: unknown; val?: unknown } | undefined;
+  if (typeof used?.train !== 'number' || typeof used.val !== 'number') return undefined;
+  if (used.train === sizes.train && used.val === sizes.val) return undefined;
+  return `the corpus's train / validation splits hold ${sizes.train} / ${sizes.val} conversations, the model was trained on ${used.train} / ${used.val}`;
+}
+
 /** The package's manifest.json with `metrics` replaced by these figures, labelled with the split they come from. */
 export function writeManifestMetrics(modelDir: string, metrics: Record<string, number>): void {
   const path = join(modelDir, 'manifest.json');
