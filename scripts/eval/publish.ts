@@ -20,10 +20,18 @@ export interface PublishOptions {
   card: boolean;
 }
 
+/** Whether the card is written: asked for, and the package is the one it describes. */
+const writesCard = (o: PublishOptions): boolean => o.card && o.modelDir === SHIPPED_MODEL_DIR;
+
+/** Whether publish() with these options writes any figures: into the package's manifest or the model card. */
+export function publishesFigures(o: PublishOptions): boolean {
+  return o.manifest || writesCard(o);
+}
+
 /** `metrics`: the report's headline figures; `reportMarkdown`: eval.md as written. */
 export function publish(metrics: Record<string, number>, reportMarkdown: string, o: PublishOptions): void {
   if (o.manifest) writeManifestMetrics(o.modelDir, metrics);
-  if (o.card && o.modelDir === SHIPPED_MODEL_DIR) updateModelCard(reportMarkdown);
+  if (writesCard(o)) updateModelCard(reportMarkdown);
   else if (o.card) console.error(`MODEL_CARD.md left as it is: it describes ${SHIPPED_MODEL_DIR}, not ${o.modelDir}`);
 }
 

@@ -30,7 +30,7 @@ import { runGuards } from './guards.ts';
 import { scoreInBatches } from './harness.ts';
 import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
 import { agesWithAndWithout, byLengthWithoutAges, familyRows, handwrittenProbes, headline, throughput } from './measures.ts';
-import { SHIPPED_MODEL_DIR, corpusMismatch, publish, splitSizes } from './publish.ts';
+import { SHIPPED_MODEL_DIR, corpusMismatch, publish, publishesFigures, splitSizes, type PublishOptions } from './publish.ts';
 import { buildReport, reportMarkdown, type Report } from './report.ts';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -103,12 +103,12 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   const corpusPath = values.corpus ?? join(ROOT, '.tmp/train/corpus.jsonl');
   const corpus = loadCorpus(corpusPath, Number(values.seed), Number(values.n));
+  const publishing: PublishOptions = { modelDir, manifest: !values['no-manifest'], card: !values['no-card'] };
   const mismatch = corpusMismatch(JSON.parse(readFileSync(join(modelDir, 'manifest.json'), 'utf8')) as ModelManifest, splitSizes(corpus));
   if (mismatch !== undefined) {
     const what = `${existsSync(corpusPath) ? corpusPath : "the shipped recipe's corpus, built afresh,"} is not ${modelDir}'s training corpus: ${mismatch}`;
     // Figures written into a package's manifest or the model card must be that package's own.
-    const publishes = !values['no-manifest'] || (!values['no-card'] && modelDir === SHIPPED_MODEL_DIR);
-    if (publishes) throw new Error(`${what}. Pass --corpus with the corpus npm run train wrote for it, or --no-manifest --no-card to compare models on one test split.`);
+    if (publishesFigures(publishing)) throw new Error(`${what}. Pass --corpus with the corpus npm run train wrote for it, or --no-manifest --no-card to compare models on one test split.`);
     console.error(`eval: ${what}; the test split's figures stand, the structure baseline and validation ECE are not the model's own.`);
   }
 
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     writeFileSync(join(outDir, 'eval.json'), JSON.stringify(report, null, 2) + '\n');
     writeFileSync(join(outDir, 'eval.md'), markdown);
     if (!values['no-plots']) writePlots(outDir, report, test);
-    publish(report.metrics, markdown, { modelDir, manifest: !values['no-manifest'], card: !values['no-card'] });
+    publish(report.metrics, markdown, publishing);
     console.log(JSON.stringify(report.metrics, null, 2));
   } finally {
     await scorer.close();
