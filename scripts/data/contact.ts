@@ -228,6 +228,33 @@ function parentCare(ctx: Ctx): Move[] {
 
 const CHILD: Lives = { a: C.ADULT_LIFE, b: C.CHILD_LIFE };
 
+/**
+ * An adult's pickups and rides with a child (a parent, a coach, an aunt): who waits where and when,
+ * with the child's practice and the adult's work between, and now and then a parent's care. Often a
+ * few lines only. Run 51 read `practice ran late / ok ill wait in the car` as a courtship (0.613),
+ * since only a courting adult ever offered a ride in the corpus.
+ */
+function rides(ctx: Ctx): Move[] {
+  const events = ctx.rng.int(1, 10);
+  for (let i = 0; i < events; i++) {
+    const x = ctx.rng.next();
+    if (x < 0.35) turn(ctx, 'B', C.RIDE_CHILD, [...C.RIDE_ADULT, ...C.RIDE_REPLY]);
+    else if (x < 0.65) turn(ctx, 'A', C.RIDE_ADULT, [...C.RIDE_CHILD, ...C.RIDE_REPLY]);
+    else if (x < 0.75) turn(ctx, 'A', C.PARENT_CARE, P.B_CHILD);
+    else if (x < 0.85) {
+      ctx.say('B', C.CHILD_LIFE);
+      if (ctx.rng.chance(0.6)) ctx.say('A', C.RIDE_REPLY);
+    } else if (x < 0.93) {
+      ctx.say('A', C.ADULT_LIFE);
+      if (ctx.rng.chance(0.6)) ctx.say('B', C.RIDE_REPLY);
+    } else ctx.everyday();
+  }
+  return ctx.moves;
+}
+
+/** Pickups and rides between an adult and a child: benign, in no test family (rideSlice, rideTestChats). */
+export const RIDE_FAMILY: Family = { name: 'rides_child', harmful: false, weight: 1, ages: ['adult', 'minor'], build: rides };
+
 /** First contact between strangers (training, validation and test), by class. */
 export const STRANGER_FAMILIES: readonly Family[] = [
   { name: 'stranger_adults', harmful: false, weight: 2, ages: ['young', 'young'], build: (c) => strangers(c, ADULT_TOPICS, 0.35, [[C.ST_ADULT_SEX, C.ST_ADULT_SEX_REPLY]]) },
@@ -300,6 +327,20 @@ export function strangerSlice(seed: number, count: number, sw: DataSwitches): La
 /** `count` windows of relationships under way, both classes, in training and validation. */
 export function courtshipSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0xc0a27e, 'courtship', COURTSHIP_FAMILIES, count, sw);
+}
+
+/**
+ * `count` chats of an adult's pickups and rides with a child, benign, in training and validation: the
+ * benign side of a courtship's plans (RIDES in the recipes; 0 before 3.8.0).
+ */
+export function rideSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0x21de5, 'rides', [RIDE_FAMILY], count, sw);
+}
+
+/** `count` ride chats in the test split (held-out phrasings), their own stream: the eval's everyday-rides proxy. */
+export function rideTestChats(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  const rng = createRng((seed ^ 0x21de7) >>> 0);
+  return Array.from({ length: count }, (_, i) => renderRecord(RIDE_FAMILY, `gen-${seed}-rides-test-${i}`, 'test', rng, sw));
 }
 
 /**

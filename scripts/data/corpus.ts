@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--texting]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--texting]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -14,6 +14,7 @@
 // --friends adds that many chats of teen friends' apps, videos, calls and plans (friendSlice).
 // --strangers and --courtship add that many first contacts between strangers and windows of relationships
 // under way, both classes (contact.ts strangerSlice, courtshipSlice).
+// --rides adds that many benign chats of an adult's pickups and rides with a child (contact.ts rideSlice).
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
 // reply threads between two people, split by day) as hosts only: as standalone benign records their
 // shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
@@ -23,7 +24,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_SWITCHES, allSwitches, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
-import { courtshipSlice, strangerSlice } from './contact.ts';
+import { courtshipSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
 import { importJsonl, importPan12 } from './importers.ts';
@@ -76,6 +77,8 @@ export interface CorpusOptions {
   strangers?: number | undefined;
   /** Windows of relationships under way, both classes, in training and validation (courtshipSlice; default 0). */
   courtship?: number | undefined;
+  /** Benign chats of an adult's pickups and rides with a child, in training and validation (rideSlice; default 0). */
+  rides?: number | undefined;
   /** Real texting and IRC chats as hosts of both classes, in all three splits (texting.ts; default off). */
   texting?: boolean | undefined;
 }
@@ -85,7 +88,7 @@ export interface CorpusOptions {
  * FRIENDS there, kept in step by a test), so that `npm run eval` on a fresh machine rebuilds the
  * corpus the shipped model was trained and calibrated on, not only its test split.
  */
-export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 1500, strangers: 3000, courtship: 6000, texting: true } as const;
+export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 1500, strangers: 3000, courtship: 6000, rides: 0, texting: true } as const;
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 
@@ -117,6 +120,7 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   if (o.synthetic && (o.friends ?? 0) > 0) out.push(...friendSlice(o.seed, o.friends ?? 0, sw));
   if (o.synthetic && (o.strangers ?? 0) > 0) out.push(...strangerSlice(o.seed, o.strangers ?? 0, sw));
   if (o.synthetic && (o.courtship ?? 0) > 0) out.push(...courtshipSlice(o.seed, o.courtship ?? 0, sw));
+  if (o.synthetic && (o.rides ?? 0) > 0) out.push(...rideSlice(o.seed, o.rides ?? 0, sw));
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
@@ -135,7 +139,7 @@ export function shippedTestSplit(dataDir = DEFAULT_DATA_DIR): LabeledConversatio
  * it. The texting chats host both classes in every split, so they are built when `o` has them.
  */
 export function testSplitOf(o: CorpusOptions): LabeledConversation[] {
-  return buildCorpus({ ...o, errands: 0, repetitive: 0, friends: 0, strangers: 0, courtship: 0 }).filter((r) => r.split === 'test');
+  return buildCorpus({ ...o, errands: 0, repetitive: 0, friends: 0, strangers: 0, courtship: 0, rides: 0 }).filter((r) => r.split === 'test');
 }
 
 export function summarize(records: LabeledConversation[]): Record<string, Record<string, number>> {
@@ -176,11 +180,12 @@ if (import.meta.main) {
       friends: { type: 'string', default: '0' },
       strangers: { type: 'string', default: '0' },
       courtship: { type: 'string', default: '0' },
+      rides: { type: 'string', default: '0' },
       texting: { type: 'boolean', default: false },
     },
   });
   const thinShare = Number(values['thin-share']);
-  for (const option of ['errands', 'repetitive', 'friends', 'strangers', 'courtship'] as const) {
+  for (const option of ['errands', 'repetitive', 'friends', 'strangers', 'courtship', 'rides'] as const) {
     const count = Number(values[option]);
     if (!(Number.isInteger(count) && count >= 0)) throw new Error(`--${option}: a count of records, not ${values[option]}`);
   }
@@ -203,6 +208,7 @@ if (import.meta.main) {
     friends: Number(values.friends),
     strangers: Number(values.strangers),
     courtship: Number(values.courtship),
+    rides: Number(values.rides),
     texting: values.texting,
   });
   mkdirSync(dirname(values.out), { recursive: true });

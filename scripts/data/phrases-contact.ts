@@ -255,6 +255,30 @@ export const PARENT_CARE = [
 ];
 
 /**
+ * An adult's everyday logistics with a child (a parent, a coach, an aunt): a pickup after practice, a
+ * ride to school, waiting in the car. Benign, and worded as a courtship's plans are (`ill wait in the
+ * car`, `ill pick u up at {time}`), so that a ride is no cue on its own (rideSlice).
+ */
+export const RIDE_ADULT = [
+  'ill wait in the car', 'ill pick u up at {time}', 'im in the parking lot', 'running 10 min late sorry', 'what time does practice end',
+  'same spot as usual?', 'ill be out front at {time}', 'text me when ur done', 'do u need a ride home', 'grandma will get u today',
+  'im outside', 'ill drive u to {place} {day}', 'what time can u get out', 'dont forget ur bag in my car', 'is {name} coming with us',
+  'ill drop u at school at {time}', 'wait inside til u see the car', 'pulling in now', 'traffic is bad, 15 min', 'ill be at the side door',
+  '{name}s mom can take u home today', 'bring ur cleats', 'ill swing by after work', 'get in the back, the front seat is full',
+];
+/** A child's side of a pickup: practice, a game, the bus, a friend who needs a ride. */
+export const RIDE_CHILD = [
+  'practice ran late', 'can u pick me up', 'coach kept us late', 'im done at {time}', 'im outside the gym', 'where r u parked',
+  'can {name} get a ride too', 'we got out early', 'the bus left without me', 'ill be at the front', 'omw out', 'i see u',
+  'my phone is almost dead', 'can we get food on the way', 'im at {place}', 'game ended, we won', 'i forgot my bag in ur car',
+  'be there in 5', 'practice got cancelled', 'can u come at {time} instead', 'im at the school gate', 'which car r u in',
+];
+export const RIDE_REPLY = [
+  'ok', 'k', 'ok thanks', 'see u soon', 'omw', 'sure', 'yes', 'no problem', 'got it', 'ok ill wait', 'thx', 'ok love u', 'ok be safe',
+  'cool', 'ill be there',
+];
+
+/**
  * Sexual talk between two stated teenagers, mild and non-graphic: not predatory by itself, and scored
  * by policy in the Medium Risk band (MODEL_CARD.md, "What counts as harmful"). Said by both sides.
  */

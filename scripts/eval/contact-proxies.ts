@@ -12,7 +12,7 @@
 // which no release meets yet; npm test holds the shipped model to CONTACT_FLOORS, so that a release
 // cannot slip back towards 3.5.0 on the two failure kinds unnoticed.
 
-import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS, contactShortExcerpts, contactTestSlice, peerSexualChats } from '../data/contact.ts';
+import { CONTACT_TEST_FAMILIES, SHORT_EXCERPT_CHARS, contactShortExcerpts, contactTestSlice, peerSexualChats, rideTestChats } from '../data/contact.ts';
 import { allSwitches } from '../data/generate.ts';
 import { DEFAULT_DATA_DIR } from '../data/real.ts';
 import type { LabeledConversation } from '../data/record.ts';
@@ -28,6 +28,8 @@ export const CONTACT_CHATS = 1500;
 export const CONTACT_SHORT_DRAWN = 2000;
 /** Chats of two stated teenagers' sexual talk, for the policy's Medium Risk band. */
 export const PEER_SEXUAL_CHATS = 200;
+/** Chats of an adult's pickups and rides with a child (benign), worded as a courtship's plans are. */
+export const RIDE_CHATS = 300;
 /** The Medium Risk band (the spec's risk bands), where the policy places two stated minors' sexual talk. */
 export const MEDIUM_BAND = { min: 0.4, max: 0.6 } as const;
 
@@ -89,6 +91,8 @@ export interface ContactRecords {
   irc: LabeledConversation[];
   /** Two stated teenagers' sexual talk (policy: Medium Risk). */
   peers: LabeledConversation[];
+  /** An adult's pickups and rides with a child: benign, and worded as a courtship's plans are. */
+  rides: LabeledConversation[];
 }
 
 /** Every record the proxies score, also written out for the n-gram probe (scripts/eval/export-proxies.ts). */
@@ -100,6 +104,7 @@ export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords 
     sms: loadSmsChats(dataDir).filter((r) => r.split === 'test'),
     irc: loadIrcChats(dataDir).filter((r) => r.split === 'test'),
     peers: peerSexualChats(CONTACT_SEED, PEER_SEXUAL_CHATS, sw),
+    rides: rideTestChats(CONTACT_SEED, RIDE_CHATS, sw),
   };
 }
 
@@ -141,6 +146,7 @@ export async function evaluateContactProxies(scorer: BatchScorer, records: Conta
     const keep = contact.map((r) => r.family === f.name || r.family === `${f.name}_excerpt_benign`);
     rows.push(row(`held-out family ${f.name} (${f.harmful ? 'harmful' : 'benign'})`, pick(contact, keep), pick(contactScores, keep), f.harmful ? `recall >= ${t.recall_min}` : `flagged <= ${t.fpr_max}`));
   }
+  rows.push(row("an adult's pickups and rides with a child (benign)", records.rides, await score(records.rides), `flagged <= ${t.fpr_max}`));
   const short = records.short;
   rows.push(row(`flat excerpts under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters`, short, await score(short), `ROC-AUC >= ${t.short_excerpt_roc_auc_min}`));
   for (const [name, rs] of [['real SMS chats (test split)', records.sms], ['real IRC chats (held-out days)', records.irc]] as const) {

@@ -11,6 +11,8 @@ import {
   contactShortExcerpts,
   contactTestSlice,
   courtshipSlice,
+  rideSlice,
+  rideTestChats,
   strangerSlice,
 } from '../../scripts/data/contact.ts';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
@@ -124,8 +126,30 @@ describe('contact data: first contact between strangers and relationships under 
   it("leaves the shipped recipe's corpus as it was unless a slice is asked for", () => {
     const o = { seed: 5, n: 300, real: false, synthetic: true, dataDir: '', jsonl: [] };
     const without = buildCorpus(o);
-    const withSlices = buildCorpus({ ...o, strangers: 50, courtship: 50 });
+    const withSlices = buildCorpus({ ...o, strangers: 50, courtship: 50, rides: 50 });
     expect(withSlices.slice(0, without.length)).toEqual(without);
-    expect(withSlices.length).toBe(without.length + 100);
+    expect(withSlices.length).toBe(without.length + 150);
+  });
+
+  it("offers an adult's rides to a child in benign chats too, worded as a courtship's plans, in training and validation only", () => {
+    const rides = rideSlice(7, 600, sw);
+    expect(rides.every((r) => r.label === 0 && r.family === 'rides_child' && (r.split === 'train' || r.split === 'val'))).toBe(true);
+    // The plans a courting adult makes ('ill wait in the car', 'ill pick u up at 4') are an everyday
+    // pickup here: the same words in both classes, so a ride is no cue on its own.
+    const plans = new Set(C.RL_PLANS.filter((p) => !p.includes('{')));
+    const shared = C.RIDE_ADULT.filter((p) => plans.has(p));
+    expect(shared.length).toBeGreaterThanOrEqual(2);
+    const lines = rides.flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase()));
+    expect(lines.filter((l) => shared.some((p) => l.includes(p))).length).toBeGreaterThan(20);
+    expect(rides.filter((r) => parseTurns(r.conversation).length <= 4).length).toBeGreaterThan(rides.length * 0.1);
+  });
+
+  it("draws the eval's ride chats in the test split, with the ride banks' held-out phrasings", () => {
+    const test = rideTestChats(32032, 300, sw);
+    expect(test.every((r) => r.label === 0 && r.split === 'test')).toBe(true);
+    const heldOut = C.RIDE_CHILD.filter((_, i) => phrasingSplits(C.RIDE_CHILD)[i] === 'test' && !C.RIDE_CHILD[i]?.includes('{'));
+    expect(heldOut.length).toBeGreaterThan(0);
+    expect(test.some((r) => heldOut.some((p) => r.conversation.toLowerCase().includes(p)))).toBe(true);
+    expect(rideTestChats(32032, 300, sw)).toEqual(test);
   });
 });

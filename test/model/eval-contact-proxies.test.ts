@@ -56,6 +56,8 @@ describe('contact proxies', () => {
     const rows = await evaluateContactProxies(constant(0.2), records);
     for (const f of CONTACT_TEST_FAMILIES) expect(rows.some((r) => r.slice.includes(f.name) && r.chats > 20)).toBe(true);
     expect(rows.find((r) => r.slice.startsWith('flat excerpts'))?.chats).toBe(records.short.length);
+    expect(rows.find((r) => r.slice.includes('pickups and rides'))).toMatchObject({ chats: records.rides.length, harmful: 0, roc_auc: null });
+    expect(records.rides.every((r) => r.split === 'test' && r.family === 'rides_child')).toBe(true);
     expect(records.short.every((r) => r.conversation.length < SHORT_EXCERPT_CHARS)).toBe(true);
     expect(rows.filter((r) => r.slice.startsWith('real ')).map((r) => r.chats)).toEqual([records.sms.length, records.sms.length, records.irc.length, records.irc.length]);
     const metrics = contactMetrics(rows);
