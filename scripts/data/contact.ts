@@ -238,8 +238,10 @@ function rides(ctx: Ctx): Move[] {
   const events = ctx.rng.int(1, 10);
   for (let i = 0; i < events; i++) {
     const x = ctx.rng.next();
-    if (x < 0.35) turn(ctx, 'B', C.RIDE_CHILD, [...C.RIDE_ADULT, ...C.RIDE_REPLY]);
-    else if (x < 0.65) turn(ctx, 'A', C.RIDE_ADULT, [...C.RIDE_CHILD, ...C.RIDE_REPLY]);
+    // The answer's bank is picked whole: a bank spread into a new one would draw its held-out
+    // phrasings anew (phrasingSplits ranks a bank's own lines), leaking them into training.
+    if (x < 0.35) turn(ctx, 'B', C.RIDE_CHILD, ctx.rng.pick([C.RIDE_ADULT, C.RIDE_REPLY]));
+    else if (x < 0.65) turn(ctx, 'A', C.RIDE_ADULT, ctx.rng.pick([C.RIDE_CHILD, C.RIDE_REPLY]));
     else if (x < 0.75) turn(ctx, 'A', C.PARENT_CARE, P.B_CHILD);
     else if (x < 0.85) {
       ctx.say('B', C.CHILD_LIFE);

@@ -68,7 +68,7 @@ describe('contact data: first contact between strangers and relationships under 
   });
 
   it('never uses a held-out phrasing of a contact bank in the training slices', () => {
-    const banks = [C.ST_ASL, C.ST_PURSUE, C.ST_ADULT_LEAVES, C.RL_AFFECTION, C.RL_PLANS, C.CHILD_LIFE, C.ADULT_LIFE];
+    const banks = [C.ST_ASL, C.ST_PURSUE, C.ST_ADULT_LEAVES, C.RL_AFFECTION, C.RL_PLANS, C.CHILD_LIFE, C.ADULT_LIFE, C.RIDE_ADULT, C.RIDE_CHILD];
     // A phrasing that another bank also lists (`how old r u` is an age probe too) may come from there, and
     // bursts and re-cuts cut longer lines into pieces of up to three words (`what r u` of `what r u doing`).
     const elsewhere = (bank: readonly string[], p: string): boolean =>
@@ -76,10 +76,10 @@ describe('contact data: first contact between strangers and relationships under 
     const heldOut = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'test' && !p.includes('{') && p.split(' ').length >= 4 && !elsewhere(b, p)));
     expect(heldOut.length).toBeGreaterThan(10);
     // Whole lines as said (register transforms may respell a word, so a line equal to the phrasing is the leak).
-    const lines = new Set([...strangers, ...courtship].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
     expect(heldOut.filter((p) => lines.has(p))).toEqual([]);
     // And they do reach the test split.
-    const testLines = new Set(contactTestSlice(7, 3000, sw).flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    const testLines = new Set([...contactTestSlice(7, 3000, sw), ...rideTestChats(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
     expect(heldOut.filter((p) => testLines.has(p)).length).toBeGreaterThan(heldOut.length / 3);
   });
 
