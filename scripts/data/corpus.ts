@@ -88,6 +88,14 @@ export interface CorpusOptions {
  * FRIENDS there, kept in step by a test), so that `npm run eval` on a fresh machine rebuilds the
  * corpus the shipped model was trained and calibrated on, not only its test split.
  */
+/**
+ * The training slices by option, in the order buildCorpus appends them (the order fixes the corpus's
+ * bytes): each adds that many records to training and validation on its own random stream.
+ */
+const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, friends: friendSlice, strangers: strangerSlice, courtship: courtshipSlice, rides: rideSlice } as const;
+type TrainingSlice = keyof typeof TRAINING_SLICES;
+const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
+
 export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 1500, strangers: 3000, courtship: 6000, rides: 0, texting: true } as const;
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
@@ -115,12 +123,10 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     }
     if (sw.registerShift) out.push(...registerShiftReal(real, o.realLimit === undefined ? REAL_SHIFT_COUNT : Math.min(REAL_SHIFT_COUNT, Math.ceil(o.realLimit / 20))));
   }
-  if (o.synthetic && (o.errands ?? 0) > 0) out.push(...errandSlice(o.seed, o.errands ?? 0, sw));
-  if (o.synthetic && (o.repetitive ?? 0) > 0) out.push(...repetitiveSlice(o.seed, o.repetitive ?? 0, sw));
-  if (o.synthetic && (o.friends ?? 0) > 0) out.push(...friendSlice(o.seed, o.friends ?? 0, sw));
-  if (o.synthetic && (o.strangers ?? 0) > 0) out.push(...strangerSlice(o.seed, o.strangers ?? 0, sw));
-  if (o.synthetic && (o.courtship ?? 0) > 0) out.push(...courtshipSlice(o.seed, o.courtship ?? 0, sw));
-  if (o.synthetic && (o.rides ?? 0) > 0) out.push(...rideSlice(o.seed, o.rides ?? 0, sw));
+  for (const name of o.synthetic ? SLICE_NAMES : []) {
+    const count = o[name] ?? 0;
+    if (count > 0) out.push(...TRAINING_SLICES[name](o.seed, count, sw));
+  }
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
@@ -139,7 +145,8 @@ export function shippedTestSplit(dataDir = DEFAULT_DATA_DIR): LabeledConversatio
  * it. The texting chats host both classes in every split, so they are built when `o` has them.
  */
 export function testSplitOf(o: CorpusOptions): LabeledConversation[] {
-  return buildCorpus({ ...o, errands: 0, repetitive: 0, friends: 0, strangers: 0, courtship: 0, rides: 0 }).filter((r) => r.split === 'test');
+  const none = Object.fromEntries(SLICE_NAMES.map((name) => [name, 0]));
+  return buildCorpus({ ...o, ...none }).filter((r) => r.split === 'test');
 }
 
 export function summarize(records: LabeledConversation[]): Record<string, Record<string, number>> {
@@ -185,7 +192,7 @@ if (import.meta.main) {
     },
   });
   const thinShare = Number(values['thin-share']);
-  for (const option of ['errands', 'repetitive', 'friends', 'strangers', 'courtship', 'rides'] as const) {
+  for (const option of SLICE_NAMES) {
     const count = Number(values[option]);
     if (!(Number.isInteger(count) && count >= 0)) throw new Error(`--${option}: a count of records, not ${values[option]}`);
   }
@@ -203,12 +210,7 @@ if (import.meta.main) {
     realLimit: values['real-limit'] ? Number(values['real-limit']) : undefined,
     switches: switchesWithout(values.without.split(',').map((x) => x.trim())),
     thinShare,
-    errands: Number(values.errands),
-    repetitive: Number(values.repetitive),
-    friends: Number(values.friends),
-    strangers: Number(values.strangers),
-    courtship: Number(values.courtship),
-    rides: Number(values.rides),
+    ...Object.fromEntries(SLICE_NAMES.map((name) => [name, Number(values[name])])),
     texting: values.texting,
   });
   mkdirSync(dirname(values.out), { recursive: true });
