@@ -326,6 +326,19 @@ export function strangerSlice(seed: number, count: number, sw: DataSwitches): La
   return trainingSlice(seed, 0x57a2e5, 'strangers', STRANGER_FAMILIES, count, sw);
 }
 
+/**
+ * The benign first contacts in which a young age is stated: stated teen peers, and an adult who learns
+ * the other is a child and leaves. Models trained on strangerSlice alone flagged a tenth of such chats
+ * with no sexual word (docs/training.md): an adult's and a child's age side by side, or a teenager's
+ * small talk, read as the start of a pursuit, since the harmful first contacts outnumber them.
+ */
+const ASL_FAMILIES: readonly Family[] = STRANGER_FAMILIES.filter((f) => f.name === 'stranger_peers' || f.name === 'stranger_leaves');
+
+/** `count` benign first contacts with a young age stated (ASL_FAMILIES), in training and validation (ASL in the recipes; 0 before 3.8.0). */
+export function aslSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0xa51a9e, 'asl', ASL_FAMILIES, count, sw);
+}
+
 /** `count` windows of relationships under way, both classes, in training and validation. */
 export function courtshipSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0xc0a27e, 'courtship', COURTSHIP_FAMILIES, count, sw);

@@ -7,6 +7,7 @@ import {
   COURTSHIP_FAMILIES,
   SHORT_EXCERPT_CHARS,
   STRANGER_FAMILIES,
+  aslSlice,
   contactKind,
   contactShortExcerpts,
   contactTestSlice,
@@ -76,7 +77,7 @@ describe('contact data: first contact between strangers and relationships under 
     const heldOut = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'test' && !p.includes('{') && p.split(' ').length >= 4 && !elsewhere(b, p)));
     expect(heldOut.length).toBeGreaterThan(10);
     // Whole lines as said (register transforms may respell a word, so a line equal to the phrasing is the leak).
-    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw), ...aslSlice(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
     expect(heldOut.filter((p) => lines.has(p))).toEqual([]);
     // And they do reach the test split.
     const testLines = new Set([...contactTestSlice(7, 3000, sw), ...rideTestChats(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
@@ -126,9 +127,9 @@ describe('contact data: first contact between strangers and relationships under 
   it("leaves the shipped recipe's corpus as it was unless a slice is asked for", () => {
     const o = { seed: 5, n: 300, real: false, synthetic: true, dataDir: '', jsonl: [] };
     const without = buildCorpus(o);
-    const withSlices = buildCorpus({ ...o, strangers: 50, courtship: 50, rides: 50 });
+    const withSlices = buildCorpus({ ...o, strangers: 50, courtship: 50, rides: 50, asl: 50 });
     expect(withSlices.slice(0, without.length)).toEqual(without);
-    expect(withSlices.length).toBe(without.length + 150);
+    expect(withSlices.length).toBe(without.length + 200);
   });
 
   it("offers an adult's rides to a child in benign chats too, worded as a courtship's plans, in training and validation only", () => {
@@ -142,6 +143,20 @@ describe('contact data: first contact between strangers and relationships under 
     const lines = rides.flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase()));
     expect(lines.filter((l) => shared.some((p) => l.includes(p))).length).toBeGreaterThan(20);
     expect(rides.filter((r) => parseTurns(r.conversation).length <= 4).length).toBeGreaterThan(rides.length * 0.1);
+  });
+
+  it('adds benign first contacts with a young age stated, teen peers and an adult who leaves, in training and validation only', () => {
+    const asl = aslSlice(7, 800, sw);
+    expect(asl.every((r) => r.label === 0 && (r.split === 'train' || r.split === 'val'))).toBe(true);
+    const families = new Map<string, number>();
+    for (const r of asl) families.set(r.family ?? '', (families.get(r.family ?? '') ?? 0) + 1);
+    expect([...families.keys()].sort()).toEqual(['stranger_leaves', 'stranger_peers']);
+    expect(families.get('stranger_leaves')).toBeGreaterThan(200);
+    // Ages are traded in them as in the harmful first contacts, so a stated young age is no cue on its own.
+    expect(asl.filter((r) => ASL_ANSWER.test(r.conversation)).length).toBeGreaterThan(asl.length / 2);
+    // Its own stream: none of its chats is one of the strangers' slice.
+    const seen = new Set(strangers.map((r) => r.conversation));
+    expect(asl.filter((r) => seen.has(r.conversation)).length).toBeLessThan(asl.length * 0.02);
   });
 
   it("draws the eval's ride chats in the test split, with the ride banks' held-out phrasings", () => {

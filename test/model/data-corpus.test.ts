@@ -276,7 +276,7 @@ describe("data: the eval's fallback corpus", () => {
     const recipe = readFileSync(new URL(`${shipped}.env`, recipes), 'utf8');
     const defaultOf = (text: string, name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(text)?.[1]);
     const setting = (name: string) => defaultOf(recipe, name);
-    expect({ errands: setting('ERRANDS'), repetitive: setting('REPETITIVE'), friends: setting('FRIENDS'), strangers: setting('STRANGERS'), courtship: setting('COURTSHIP'), rides: setting('RIDES'), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
+    expect({ errands: setting('ERRANDS'), repetitive: setting('REPETITIVE'), friends: setting('FRIENDS'), strangers: setting('STRANGERS'), courtship: setting('COURTSHIP'), rides: setting('RIDES'), asl: setting('ASL'), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
     expect({ seed: defaultOf(sh, 'SEED'), n: defaultOf(sh, 'N') }).toEqual(SHIPPED_CORPUS);
     // The shipped package is the recipe's release.
     expect(JSON.parse(readFileSync(new URL('../../models/conversation-risk/manifest.json', import.meta.url), 'utf8')).version).toBe(shipped);
