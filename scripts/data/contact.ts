@@ -346,7 +346,7 @@ export function courtshipSlice(seed: number, count: number, sw: DataSwitches): L
 
 /**
  * `count` chats of an adult's pickups and rides with a child, benign, in training and validation: the
- * benign side of a courtship's plans (RIDES in the recipes; 0 before 3.8.0).
+ * benign side of a courtship's plans (RIDES in the recipes; 0 in every release).
  */
 export function rideSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0x21de5, 'rides', [RIDE_FAMILY], count, sw);
