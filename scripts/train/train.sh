@@ -19,7 +19,7 @@
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
 #   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.7.0: 3000 and 6000)
 #   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.7.0: 0)
-#   npm run train -- --asl 2000 --version x --out DIR          # adds benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.7.0: 0)
+#   npm run train -- --asl 2000 --version x --out DIR          # adds benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.7.0: 0; runs 57 and 58)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
