@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--texting]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--texting]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -16,6 +16,7 @@
 // under way, both classes (contact.ts strangerSlice, courtshipSlice).
 // --rides adds that many benign chats of an adult's pickups and rides with a child (contact.ts rideSlice).
 // --asl adds that many benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice).
+// --daily adds that many long benign chats of two teen friends over days, half of them narrow (generate.ts dailySlice).
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
 // reply threads between two people, split by day) as hosts only: as standalone benign records their
 // shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
@@ -24,7 +25,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATA_SWITCHES, allSwitches, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
+import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
 import { aslSlice, courtshipSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
@@ -82,6 +83,8 @@ export interface CorpusOptions {
   rides?: number | undefined;
   /** Benign first contacts with a young age stated (teen peers, an adult who leaves), in training and validation (aslSlice; default 0). */
   asl?: number | undefined;
+  /** Long benign chats of two teen friends over days, half of them narrow, in training and validation (dailySlice; default 0). */
+  daily?: number | undefined;
   /** Real texting and IRC chats as hosts of both classes, in all three splits (texting.ts; default off). */
   texting?: boolean | undefined;
 }
@@ -95,11 +98,11 @@ export interface CorpusOptions {
  * The training slices by option, in the order buildCorpus appends them (the order fixes the corpus's
  * bytes): each adds that many records to training and validation on its own random stream.
  */
-const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, friends: friendSlice, strangers: strangerSlice, courtship: courtshipSlice, rides: rideSlice, asl: aslSlice } as const;
+const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, friends: friendSlice, strangers: strangerSlice, courtship: courtshipSlice, rides: rideSlice, asl: aslSlice, daily: dailySlice } as const;
 type TrainingSlice = keyof typeof TRAINING_SLICES;
 const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
 
-export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 1500, strangers: 3000, courtship: 6000, rides: 0, asl: 0, texting: true } as const;
+export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 1500, strangers: 3000, courtship: 6000, rides: 0, asl: 0, daily: 0, texting: true } as const;
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 
@@ -192,6 +195,7 @@ if (import.meta.main) {
       courtship: { type: 'string', default: '0' },
       rides: { type: 'string', default: '0' },
       asl: { type: 'string', default: '0' },
+      daily: { type: 'string', default: '0' },
       texting: { type: 'boolean', default: false },
     },
   });

@@ -428,6 +428,13 @@ const LONG_FRIEND_MOVES: ReadonlyArray<readonly [readonly string[], readonly str
   [P.T_FLIRT, P.T_FLIRT],
   [P.B_GAMING, P.B_GAMING],
 ];
+/** What two teen friends trade over days of chat: apps, videos, calls and plans first, then secrets and games. */
+const LONG_DAILY_MOVES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
+  [P.B_FRIENDS, P.B_FRIENDS_REPLY],
+  [P.B_FRIENDS, P.B_FRIENDS_REPLY],
+  [P.B_SECRETS, P.B_SECRETS_REPLY],
+  [P.B_GAMING, P.B_GAMING],
+];
 const LONG_ADULT_MOVES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
   [P.B_FLIRT, P.B_FLIRT_REPLY],
   [P.B_SEXT, P.B_SEXT],
@@ -952,6 +959,32 @@ const NARROW_FAMILIES: readonly Family[] = FAMILIES.filter((f) => f.requires ===
 export function repetitiveSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   if (!sw.long) return [];
   return trainingSlice(seed, 0x7e9e47, 'narrow', NARROW_FAMILIES, count, sw, true).map((r) => ({ ...r, tags: [...(r.tags ?? []), 'narrow'] }));
+}
+
+/** Days of chat between two teen friends, benign (dailySlice only): long_friends' everyday talk with their apps and plans. */
+const DAILY_FAMILY: Family = longWithHardNegatives('long_teen_daily', 1, ['minor', 'minor'], LONG_DAILY_MOVES);
+
+/**
+ * Long benign chats of two teen friends who chat every day, over days (`hey`, `wyd`, `gtg dinner`),
+ * with 3 to 7 of their app, video, call, plan, secret and game exchanges spread through them, half
+ * of them narrow (a few lines said again and again, as repetitiveSlice writes them), `count` records
+ * in training and validation only (none under `--without long`). In the generated corpus long chats
+ * between two minors are few beside long grooming, whose child writes the same everyday lines; runs
+ * 57 to 59 flagged up to 8 % of the eval's long small talk flattened to one line. Benign only:
+ * repetitiveSlice's grooming in narrow chats taught that one odd line in a monotonous chat is harm
+ * (run 30). Their own random stream, as errandSlice's.
+ */
+export function dailySlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  if (!sw.long) return [];
+  const rng = createRng((seed ^ 0xda117) >>> 0);
+  const out: LabeledConversation[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = `gen-${seed}-daily-${i}`;
+    const narrow = rng.chance(0.5);
+    const r = renderRecord(DAILY_FAMILY, id, hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val', rng, sw, narrow);
+    out.push(narrow ? { ...r, tags: [...(r.tags ?? []), 'narrow'] } : r);
+  }
+  return out;
 }
 
 /**

@@ -20,6 +20,7 @@
 #   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.7.0: 3000 and 6000)
 #   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.7.0: 0)
 #   npm run train -- --asl 2000 --version x --out DIR          # adds benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.7.0: 0; runs 57 and 58)
+#   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.7.0: 0)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
@@ -33,12 +34,12 @@ cd "$ROOT"
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers', courtship, ride and benign age-stated chats, texting, the share of one-line flat views, the
+# repetitive, friends', strangers', courtship, ride, benign age-stated and teen daily chats, texting, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
-RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP RIDES ASL TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP RIDES ASL DAILY TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
 recipe_value_ok() {  # key value: whether value is one the setting takes
   case "$1" in
     # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
@@ -85,7 +86,7 @@ while [[ $# -gt 0 ]]; do
   # Every option changes the recipe but these: where files go, the name, and the released recipes' own
   # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--rides|--asl|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args|--blind-members|--turn-piece-tokens) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--rides|--asl|--daily|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args|--blind-members|--turn-piece-tokens) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -135,6 +136,7 @@ while [[ $# -gt 0 ]]; do
     --courtship) COURTSHIP="$2"; shift 2 ;;
     --rides) RIDES="$2"; shift 2 ;;
     --asl) ASL="$2"; shift 2 ;;
+    --daily) DAILY="$2"; shift 2 ;;
     --texting) TEXTING=1; shift ;;
     --blind-members) BLIND_MEMBERS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
@@ -171,7 +173,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers', $COURTSHIP courtship, $RIDES ride and $ASL benign age-stated chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
+what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers', $COURTSHIP courtship, $RIDES ride, $ASL benign age-stated and $DAILY teen daily chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -199,6 +201,7 @@ if [[ $SMOKE == 1 ]]; then
   (( COURTSHIP == 0 )) || COURTSHIP=20
   (( RIDES == 0 )) || RIDES=20
   (( ASL == 0 )) || ASL=20
+  (( DAILY == 0 )) || DAILY=20
   # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
   [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
   [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
@@ -216,8 +219,8 @@ fi
 step() { echo "== $*" >&2; }
 
 (( TEXTING == 0 )) || CORPUS_ARGS+=(--texting)
-CORPUS_ARGS+=(--errands "$ERRANDS" --repetitive "$REPETITIVE" --friends "$FRIENDS" --strangers "$STRANGERS" --courtship "$COURTSHIP" --rides "$RIDES" --asl "$ASL")
-step "corpus (seed $SEED, $N generated, $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers', $COURTSHIP courtship, $RIDES ride and $ASL benign age-stated chats)"
+CORPUS_ARGS+=(--errands "$ERRANDS" --repetitive "$REPETITIVE" --friends "$FRIENDS" --strangers "$STRANGERS" --courtship "$COURTSHIP" --rides "$RIDES" --asl "$ASL" --daily "$DAILY")
+step "corpus (seed $SEED, $N generated, $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers', $COURTSHIP courtship, $RIDES ride, $ASL benign age-stated and $DAILY teen daily chats)"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)

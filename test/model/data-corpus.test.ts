@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { SHIPPED_CORPUS, SHIPPED_SLICES, buildCorpus, switchesWithout, testSplitOf, type CorpusOptions } from '../../scripts/data/corpus.ts';
-import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, familyMoves, generate, repetitiveSlice } from '../../scripts/data/generate.ts';
+import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, dailySlice, familyMoves, generate, repetitiveSlice } from '../../scripts/data/generate.ts';
 import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, REAL_REGISTER_SHARE, registerShiftReal, renderReal } from '../../scripts/data/real.ts';
 import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../../scripts/data/register.ts';
 import { createRng } from '../../scripts/data/rng.ts';
@@ -249,6 +249,27 @@ describe('data: ablation switches', () => {
     expect(added.filter((r) => r.label === 1).every((r) => r.family === 'long_grooming')).toBe(true);
   });
 
+  it("adds long benign chats of two teen friends over days, half of them narrow, only to training and validation, leaving every other record as it was", () => {
+    const options = { seed: 2, n: 300, real: true, synthetic: true, dataDir: DEFAULT_DATA_DIR, jsonl: [], realLimit: 200 };
+    const without = buildCorpus(options);
+    const withDaily = buildCorpus({ ...options, daily: 80 });
+    const added = withDaily.filter((r) => r.id.includes('-daily-'));
+    expect(added).toHaveLength(80);
+    expect(withDaily.filter((r) => !r.id.includes('-daily-'))).toEqual(without);
+    for (const r of added) {
+      expect(r.split).not.toBe('test');
+      expect([r.label, r.predator, r.family]).toEqual([0, 'neither', 'long_teen_daily']);
+    }
+    const narrow = added.filter((r) => has(r, 'narrow')).length;
+    expect(narrow).toBeGreaterThan(20);
+    expect(narrow).toBeLessThan(60);
+    // Long: the whole chats (not excerpts) run to a hundred messages and more.
+    const whole = added.filter((r) => !has(r, 'excerpt'));
+    expect(whole.filter((r) => r.conversation.split('\n').length >= 100).length).toBeGreaterThan(whole.length / 2);
+    // With no long chats, none.
+    expect(dailySlice(2, 40, { ...allSwitches(true), long: false })).toEqual([]);
+  });
+
   it('makes a narrow chat say its small talk again and again, where an ordinary long chat varies it', () => {
     // Mean over whole chats of distinct lines per line.
     const distinctShare = (records: readonly LabeledConversation[]): number => {
@@ -276,7 +297,7 @@ describe("data: the eval's fallback corpus", () => {
     const recipe = readFileSync(new URL(`${shipped}.env`, recipes), 'utf8');
     const defaultOf = (text: string, name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(text)?.[1]);
     const setting = (name: string) => defaultOf(recipe, name);
-    expect({ errands: setting('ERRANDS'), repetitive: setting('REPETITIVE'), friends: setting('FRIENDS'), strangers: setting('STRANGERS'), courtship: setting('COURTSHIP'), rides: setting('RIDES'), asl: setting('ASL'), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
+    expect({ errands: setting('ERRANDS'), repetitive: setting('REPETITIVE'), friends: setting('FRIENDS'), strangers: setting('STRANGERS'), courtship: setting('COURTSHIP'), rides: setting('RIDES'), asl: setting('ASL'), daily: setting('DAILY'), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
     expect({ seed: defaultOf(sh, 'SEED'), n: defaultOf(sh, 'N') }).toEqual(SHIPPED_CORPUS);
     // The shipped package is the recipe's release.
     expect(JSON.parse(readFileSync(new URL('../../models/conversation-risk/manifest.json', import.meta.url), 'utf8')).version).toBe(shipped);

@@ -39,7 +39,7 @@ function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: 
 }
 
 /** Options that leave the recipe alone, or that the released recipes themselves are told apart by. */
-const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--rides', '--asl', '--texting', '--view-one-line-rate', '--checkpoint', '--epochs', '--member-args', '--blind-members', '--turn-piece-tokens'];
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--rides', '--asl', '--daily', '--texting', '--view-one-line-rate', '--checkpoint', '--epochs', '--member-args', '--blind-members', '--turn-piece-tokens'];
 
 describe('train.sh: versions and output', () => {
   const options = parsedOptions();
@@ -68,7 +68,7 @@ describe('train.sh: versions and output', () => {
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride and \d+ benign age-stated chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated and \d+ teen daily chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
