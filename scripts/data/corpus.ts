@@ -102,7 +102,7 @@ const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, fri
 type TrainingSlice = keyof typeof TRAINING_SLICES;
 const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
 
-export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 1500, strangers: 3000, courtship: 6000, rides: 0, asl: 0, daily: 0, texting: true } as const;
+export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 3000, strangers: 3000, courtship: 6000, rides: 0, asl: 1000, daily: 0, texting: true } as const;
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 

@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.7.0',
+            version: '3.8.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: 'd44476cfc13bd78f77c86f5c1b100c1cce1688a6d0dbabe9b276054b24191814', bytes: 15758139 } },
+            files: { 'model.onnx': { sha256: '1fd06b06440cc87b56a090b85af65a8bb6c299ad082f9a83d44978dc4f00157c', bytes: 15761723 } },
           }),
         },
       },
