@@ -428,7 +428,7 @@ const LONG_FRIEND_MOVES: ReadonlyArray<readonly [readonly string[], readonly str
   [P.T_FLIRT, P.T_FLIRT],
   [P.B_GAMING, P.B_GAMING],
 ];
-/** What two teen friends trade over days of chat: apps, videos, calls and plans first, then secrets and games. */
+/** What two teen friends trade over days of chat: apps, videos, calls and plans twice as often as secrets or games. */
 const LONG_DAILY_MOVES: ReadonlyArray<readonly [readonly string[], readonly string[]]> = [
   [P.B_FRIENDS, P.B_FRIENDS_REPLY],
   [P.B_FRIENDS, P.B_FRIENDS_REPLY],
@@ -914,6 +914,11 @@ export function renderRecord(family: Family, id: string, split: Split, rng: Rng,
   return record;
 }
 
+/** splitFor's train and validation shares, without its test share: where a training slice's record `id` goes. */
+function trainingSplitOf(id: string): Split {
+  return hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val';
+}
+
 /**
  * `count` records of `families` in the training and validation splits only, rendered as every
  * generated record is, ids `gen-SEED-NAME-i`. Their own random stream (`salt`), so the rest of the
@@ -925,8 +930,7 @@ export function trainingSlice(seed: number, salt: number, name: string, families
   for (let i = 0; i < count; i++) {
     const family = chooseFamily(rng, families);
     const id = `gen-${seed}-${name}-${i}`;
-    // splitFor's train and validation shares, without its test share.
-    out.push(renderRecord(family, id, hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val', rng, sw, narrow));
+    out.push(renderRecord(family, id, trainingSplitOf(id), rng, sw, narrow));
   }
   return out;
 }
@@ -981,7 +985,7 @@ export function dailySlice(seed: number, count: number, sw: DataSwitches): Label
   for (let i = 0; i < count; i++) {
     const id = `gen-${seed}-daily-${i}`;
     const narrow = rng.chance(0.5);
-    const r = renderRecord(DAILY_FAMILY, id, hash32(id) % VAL_BELOW < TRAIN_BELOW ? 'train' : 'val', rng, sw, narrow);
+    const r = renderRecord(DAILY_FAMILY, id, trainingSplitOf(id), rng, sw, narrow);
     out.push(narrow ? { ...r, tags: [...(r.tags ?? []), 'narrow'] } : r);
   }
   return out;
