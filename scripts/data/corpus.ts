@@ -90,18 +90,19 @@ export interface CorpusOptions {
 }
 
 /**
- * The training slices of the shipped model's corpus: `train.sh`'s defaults (ERRANDS, REPETITIVE and
- * FRIENDS there, kept in step by a test), so that `npm run eval` on a fresh machine rebuilds the
- * corpus the shipped model was trained and calibrated on, not only its test split.
- */
-/**
  * The training slices by option, in the order buildCorpus appends them (the order fixes the corpus's
- * bytes): each adds that many records to training and validation on its own random stream.
+ * bytes): each adds that many records to training and validation on its own random stream. train.sh's
+ * SLICES lists the same names, in the same order, as recipe settings.
  */
 const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, friends: friendSlice, strangers: strangerSlice, courtship: courtshipSlice, rides: rideSlice, asl: aslSlice, daily: dailySlice } as const;
 type TrainingSlice = keyof typeof TRAINING_SLICES;
-const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
+export const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
 
+/**
+ * The training slices of the shipped model's corpus: its recipe's settings in train.sh (kept in step
+ * by a test), so that `npm run eval` on a fresh machine rebuilds the corpus the shipped model was
+ * trained and calibrated on, not only its test split.
+ */
 export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 3000, strangers: 3000, courtship: 6000, rides: 0, asl: 1000, daily: 0, texting: true } as const;
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
@@ -174,6 +175,8 @@ export function summarize(records: LabeledConversation[]): Record<string, Record
 }
 
 if (import.meta.main) {
+  // Each training slice's count, --errands 1500 and so on (0: none).
+  const sliceOptions = Object.fromEntries(SLICE_NAMES.map((name) => [name, { type: 'string', default: '0' }])) as Record<TrainingSlice, { type: 'string'; default: string }>;
   const { values } = parseArgs({
     options: {
       out: { type: 'string' },
@@ -188,14 +191,7 @@ if (import.meta.main) {
       'real-limit': { type: 'string' },
       without: { type: 'string', default: '' },
       'thin-share': { type: 'string', default: String(THIN_SHARE) },
-      errands: { type: 'string', default: '0' },
-      repetitive: { type: 'string', default: '0' },
-      friends: { type: 'string', default: '0' },
-      strangers: { type: 'string', default: '0' },
-      courtship: { type: 'string', default: '0' },
-      rides: { type: 'string', default: '0' },
-      asl: { type: 'string', default: '0' },
-      daily: { type: 'string', default: '0' },
+      ...sliceOptions,
       texting: { type: 'boolean', default: false },
     },
   });

@@ -39,7 +39,18 @@ SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
-RECIPE_KEYS=(MEMBERS ERRANDS REPETITIVE FRIENDS STRANGERS COURTSHIP RIDES ASL DAILY TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+# The training slices (scripts/data/corpus.ts TRAINING_SLICES), in corpus.ts's order: each is a recipe
+# setting whose switch is its name in lower case (ERRANDS: --errands, in train.sh and corpus.ts alike),
+# how the messages name its chats, and the size a smoke run gives it. A new slice is one line here.
+SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
+  "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20")
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 teen daily chats"
+  local s key name counts=()
+  for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
+  local head; head="$(printf '%s, ' "${counts[@]:0:${#counts[@]}-1}")"
+  echo "${head%, } and ${counts[-1]} chats"
+}
 recipe_value_ok() {  # key value: whether value is one the setting takes
   case "$1" in
     # One spelling per share (0.5, not 0.50 or .5), so a recipe is told apart by its settings, not their writing.
@@ -83,10 +94,18 @@ CHANGED=()
 # Extra train.py options for one member, by its 1-based position: MEMBER_ARGS[k]="--view-rate 0.8".
 declare -A MEMBER_ARGS=()
 while [[ $# -gt 0 ]]; do
-  # Every option changes the recipe but these: where files go, the name, and the released recipes' own
-  # switches (told apart by RELEASES below). An option added later counts as a change until listed here.
+  # A recipe setting's own switch (--view-one-line-rate: VIEW_ONE_LINE_RATE) overrides the recipe; whether
+  # the settings then make a released recipe, RELEASES below tells. --texting takes no value.
+  key="${1#--}"; key="${key^^}"; key="${key//-/_}"
+  if [[ "$1" == --* && " ${RECIPE_KEYS[*]} " == *" $key "* ]]; then
+    if [[ $key == TEXTING ]]; then TEXTING=1; shift; continue; fi
+    (( $# >= 2 )) || { echo "train.sh: $1 takes a value" >&2; exit 2; }
+    printf -v "$key" '%s' "$2"; shift 2; continue
+  fi
+  # Every other option changes the recipe but these: where files go, the name, and --member-args (counted
+  # below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--members|--errands|--repetitive|--friends|--strangers|--courtship|--rides|--asl|--daily|--texting|--view-one-line-rate|--checkpoint|--epochs|--member-args|--blind-members|--turn-piece-tokens) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--member-args) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -95,7 +114,6 @@ while [[ $# -gt 0 ]]; do
     --recipe) shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
-    --members) MEMBERS="$2"; shift 2 ;;
     --member-args)
       [[ "$2" =~ ^([1-9][0-9]*):(.*)$ ]] || { echo "train.sh: --member-args is K:OPTIONS, not $2" >&2; exit 2; }
       # Split on spaces. Only how a member is trained may differ (ensemble.py TRAINING_OPTIONS): a seed,
@@ -108,7 +126,6 @@ while [[ $# -gt 0 ]]; do
       done
       MEMBER_ARGS[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
     --n) N="$2"; shift 2 ;;
-    --epochs) EPOCHS="$2"; shift 2 ;;
     --version) VERSION="$2"; shift 2 ;;
     --data) CORPUS_ARGS+=(--data "$2"); shift 2 ;;
     --pan12) CORPUS_ARGS+=(--pan12 "$2"); shift 2 ;;
@@ -123,24 +140,11 @@ while [[ $# -gt 0 ]]; do
     --view-rate) TRAIN_ARGS+=(--view-rate "$2"); shift 2 ;;
     --prefix-weight) TRAIN_ARGS+=(--prefix-weight "$2"); shift 2 ;;
     --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
-    --view-one-line-rate) VIEW_ONE_LINE_RATE="$2"; shift 2 ;;
-    --checkpoint) CHECKPOINT="$2"; shift 2 ;;
     --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
-    --errands) ERRANDS="$2"; shift 2 ;;
-    --repetitive) REPETITIVE="$2"; shift 2 ;;
-    --friends) FRIENDS="$2"; shift 2 ;;
-    --strangers) STRANGERS="$2"; shift 2 ;;
-    --courtship) COURTSHIP="$2"; shift 2 ;;
-    --rides) RIDES="$2"; shift 2 ;;
-    --asl) ASL="$2"; shift 2 ;;
-    --daily) DAILY="$2"; shift 2 ;;
-    --texting) TEXTING=1; shift ;;
-    --blind-members) BLIND_MEMBERS="$2"; shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
-    --turn-piece-tokens) TURN_PIECE_TOKENS="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^# Options that change/p' "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -173,7 +177,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers', $COURTSHIP courtship, $RIDES ride, $ASL benign age-stated and $DAILY teen daily chats, texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -193,15 +197,8 @@ fi
 
 if [[ $SMOKE == 1 ]]; then
   N=240; EPOCHS=1; VOCAB=1500; REAL_LIMIT=40; EVAL=0; VECTOR_TOP=500
-  # A few errand chats, so the smoke run takes the recipe's path at its size.
-  (( ERRANDS == 0 )) || ERRANDS=30
-  (( REPETITIVE == 0 )) || REPETITIVE=12
-  (( FRIENDS == 0 )) || FRIENDS=20
-  (( STRANGERS == 0 )) || STRANGERS=20
-  (( COURTSHIP == 0 )) || COURTSHIP=20
-  (( RIDES == 0 )) || RIDES=20
-  (( ASL == 0 )) || ASL=20
-  (( DAILY == 0 )) || DAILY=20
+  # A few chats of each slice the recipe has, so the smoke run takes the recipe's path at its size.
+  for s in "${SLICES[@]}"; do IFS='|' read -r key _ size <<< "$s"; (( ${!key} == 0 )) || printf -v "$key" '%s' "$size"; done
   # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
   [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
   [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
@@ -219,8 +216,8 @@ fi
 step() { echo "== $*" >&2; }
 
 (( TEXTING == 0 )) || CORPUS_ARGS+=(--texting)
-CORPUS_ARGS+=(--errands "$ERRANDS" --repetitive "$REPETITIVE" --friends "$FRIENDS" --strangers "$STRANGERS" --courtship "$COURTSHIP" --rides "$RIDES" --asl "$ASL" --daily "$DAILY")
-step "corpus (seed $SEED, $N generated, $ERRANDS errand, $REPETITIVE repetitive, $FRIENDS friends', $STRANGERS strangers', $COURTSHIP courtship, $RIDES ride, $ASL benign age-stated and $DAILY teen daily chats)"
+for key in "${SLICES[@]%%|*}"; do CORPUS_ARGS+=("--${key,,}" "${!key}"); done
+step "corpus (seed $SEED, $N generated, $(slice_counts))"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { SHIPPED_CORPUS, SHIPPED_SLICES, buildCorpus, switchesWithout, testSplitOf, type CorpusOptions } from '../../scripts/data/corpus.ts';
+import { SHIPPED_CORPUS, SHIPPED_SLICES, SLICE_NAMES, buildCorpus, switchesWithout, testSplitOf, type CorpusOptions } from '../../scripts/data/corpus.ts';
 import { FAMILY_NAMES, HARMFUL_FAMILIES, TEST_FAMILIES, allSwitches, cutExcerpt, dailySlice, familyMoves, generate, repetitiveSlice } from '../../scripts/data/generate.ts';
 import { CASINO_ACTIONS, DEFAULT_DATA_DIR, SELF_DIALOGUE_SUBSET, loadCasino, loadSelfDialogue, REAL_REGISTER_SHARE, registerShiftReal, renderReal } from '../../scripts/data/real.ts';
 import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../../scripts/data/register.ts';
@@ -297,10 +297,19 @@ describe("data: the eval's fallback corpus", () => {
     const recipe = readFileSync(new URL(`${shipped}.env`, recipes), 'utf8');
     const defaultOf = (text: string, name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(text)?.[1]);
     const setting = (name: string) => defaultOf(recipe, name);
-    expect({ errands: setting('ERRANDS'), repetitive: setting('REPETITIVE'), friends: setting('FRIENDS'), strangers: setting('STRANGERS'), courtship: setting('COURTSHIP'), rides: setting('RIDES'), asl: setting('ASL'), daily: setting('DAILY'), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
+    expect({ ...Object.fromEntries(SLICE_NAMES.map((name) => [name, setting(name.toUpperCase())])), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
     expect({ seed: defaultOf(sh, 'SEED'), n: defaultOf(sh, 'N') }).toEqual(SHIPPED_CORPUS);
     // The shipped package is the recipe's release.
     expect(JSON.parse(readFileSync(new URL('../../models/conversation-risk/manifest.json', import.meta.url), 'utf8')).version).toBe(shipped);
+  });
+});
+
+describe('data: the training slices are one list', () => {
+  it("train.sh's SLICES name corpus.ts's slices in corpus.ts's order, so each recipe setting reaches its slice", () => {
+    const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
+    const table = /^SLICES=\(([^)]*)\)/m.exec(sh)?.[1] ?? '';
+    const keys = [...table.matchAll(/"([A-Z_]+)\|/g)].map((m) => m[1]?.toLowerCase());
+    expect(keys).toEqual(SLICE_NAMES);
   });
 });
 

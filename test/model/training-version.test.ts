@@ -38,14 +38,21 @@ function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: 
   );
 }
 
-/** Options that leave the recipe alone, or that the released recipes themselves are told apart by. */
-const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--members', '--errands', '--repetitive', '--friends', '--strangers', '--courtship', '--rides', '--asl', '--daily', '--texting', '--view-one-line-rate', '--checkpoint', '--epochs', '--member-args', '--blind-members', '--turn-piece-tokens'];
+/** Options besides the recipe settings' own switches that leave the recipe alone. */
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--member-args'];
+
+/** The shipped recipe's settings, KEY=value as its file writes them (a recipe sets every setting). */
+function shippedRecipe(): Array<[string, string]> {
+  const recipes = new URL('../../scripts/train/recipes/', import.meta.url);
+  const shipped = readFileSync(new URL('SHIPPED', recipes), 'utf8').trim();
+  return [...readFileSync(new URL(`${shipped}.env`, recipes), 'utf8').matchAll(/^([A-Z_]+)=(.*)$/gm)].map(([, key, value]) => [key as string, value as string]);
+}
 
 describe('train.sh: versions and output', () => {
   const options = parsedOptions();
 
   it('classifies every option it parses: it changes the recipe, or it is one of the few that do not', () => {
-    expect(options.length).toBeGreaterThan(30);
+    expect(options.length).toBeGreaterThan(20);
     expect(options.filter((o) => !o.changes).map((o) => o.option).sort()).toEqual([...NOT_THE_RECIPE].sort());
   });
 
@@ -57,6 +64,21 @@ describe('train.sh: versions and output', () => {
       expect(r.status).toBe(2);
     },
   );
+
+  it.each(shippedRecipe())('takes the recipe setting %s as a switch named after it, which alone makes no other model (value %s)', (key, value) => {
+    const option = `--${key.toLowerCase().replaceAll('_', '-')}`;
+    // The shipped recipe's own value: still the shipped model, so no --version and no --out are asked for.
+    const r = trainSh(key === 'TEXTING' ? (value === '1' ? [option] : []) : [option, value]);
+    expect(r.stderr).toContain('lacks torch or onnx');
+    expect(r.status).toBe(3);
+    expect(shippedRecipe().length).toBeGreaterThan(10);
+  });
+
+  it.each([['--asl', '999'], ['--members', '3'], ['--daily', '10']])('counts a recipe switch given another value as another recipe (%s %s)', (option, value) => {
+    const r = trainSh([...OUT, option, value]);
+    expect(r.stderr).toContain('no released model is of');
+    expect(r.status).toBe(2);
+  });
 
   it('names members trained differently, and each option once', () => {
     const r = trainSh([...OUT, '--view-rate', '0.8', '--prefix-weight', '0.5', '--view-rate', '0.5', '--member-args', '2:--view-rate 0.8']);
