@@ -1,7 +1,7 @@
 // Writes manifest.json for a trained model directory (docs/model-contract.md): file hashes, the
 // tensor signature, segment shape, calibration from training, and a training-data summary.
 //
-//   node scripts/train/package.ts --dir DIR --summary corpus.summary.json [--version 3.8.0]
+//   node scripts/train/package.ts --dir DIR --summary corpus.summary.json [--version 3.9.0]
 
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,7 +112,7 @@ if (import.meta.main) {
     options: {
       dir: { type: 'string' },
       summary: { type: 'string' },
-      version: { type: 'string', default: '3.8.0' },
+      version: { type: 'string', default: '3.9.0' },
       ...SEGMENT_FLAGS,
     },
   });

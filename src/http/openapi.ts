@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.8.0',
+            version: '3.9.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '1fd06b06440cc87b56a090b85af65a8bb6c299ad082f9a83d44978dc4f00157c', bytes: 15761723 } },
+            files: { 'model.onnx': { sha256: '302db8f74fedc0fc70d2d391550a8444a6398cda15c92cdcf360f498e8f2ba13', bytes: 15765307 } },
           }),
         },
       },
