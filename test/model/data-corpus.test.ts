@@ -7,6 +7,7 @@ import { SHIFT_MARKER, applyRegister, drawRegister, registerLines } from '../../
 import { createRng } from '../../scripts/data/rng.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
+import { shippedRecipe } from '../helpers/training.ts';
 
 const corpus = generate({ seed: 5, n: 16000 });
 const has = (r: { tags?: string[] | undefined }, tag: string): boolean => r.tags?.includes(tag) ?? false;
@@ -292,11 +293,10 @@ describe('data: ablation switches', () => {
 describe("data: the eval's fallback corpus", () => {
   it("has the seed, size and training slices of the shipped model's recipe, so npm run eval rebuilds its corpus", () => {
     const sh = readFileSync(new URL('../../scripts/train/train.sh', import.meta.url), 'utf8');
-    const recipes = new URL('../../scripts/train/recipes/', import.meta.url);
-    const shipped = readFileSync(new URL('SHIPPED', recipes), 'utf8').trim();
-    const recipe = readFileSync(new URL(`${shipped}.env`, recipes), 'utf8');
+    const { version: shipped, settings } = shippedRecipe();
+    const recipe = new Map(settings);
     const defaultOf = (text: string, name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(text)?.[1]);
-    const setting = (name: string) => defaultOf(recipe, name);
+    const setting = (name: string) => Number(recipe.get(name));
     expect({ ...Object.fromEntries(SLICE_NAMES.map((name) => [name, setting(name.toUpperCase())])), texting: setting('TEXTING') === 1 }).toEqual(SHIPPED_SLICES);
     expect({ seed: defaultOf(sh, 'SEED'), n: defaultOf(sh, 'N') }).toEqual(SHIPPED_CORPUS);
     // The shipped package is the recipe's release.
