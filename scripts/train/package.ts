@@ -1,7 +1,9 @@
 // Writes manifest.json for a trained model directory (docs/model-contract.md): file hashes, the
 // tensor signature, segment shape, calibration from training, and a training-data summary.
 //
-//   node scripts/train/package.ts --dir DIR --summary corpus.summary.json [--version 3.9.0]
+//   node scripts/train/package.ts --dir DIR --summary corpus.summary.json [--version V]
+//
+// --version defaults to the shipped recipe's name (recipes/SHIPPED), so a release edits no copy of it here.
 
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,7 +114,7 @@ if (import.meta.main) {
     options: {
       dir: { type: 'string' },
       summary: { type: 'string' },
-      version: { type: 'string', default: '3.9.0' },
+      version: { type: 'string', default: readFileSync(new URL('recipes/SHIPPED', import.meta.url), 'utf8').trim() },
       ...SEGMENT_FLAGS,
     },
   });
