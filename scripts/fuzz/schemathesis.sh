@@ -16,7 +16,8 @@
 #
 # Each failure is printed with a curl line that reproduces it. The JUnit report and the server log go
 # to .tmp/fuzz/; no NDJSON or HAR report, no crash cache (schemathesis.toml): they record every
-# generated body, gigabytes of boundary-length strings. The Python environment comes from
+# generated body, gigabytes of boundary-length strings. Nor are response values captured for reuse:
+# with them the stateful phase grew past 9 GB (schemathesis.toml). The Python environment comes from
 # requirements/fuzz.lock (scripts/fuzz/venv.sh, .venv-fuzz). Exit status: Schemathesis's, or 1 when the
 # server logged an error or died.
 set -euo pipefail
@@ -84,6 +85,7 @@ HYPOTHESIS_STORAGE_DIRECTORY="$OUT/hypothesis" timeout "${FUZZ_TIMEOUT_S:-900}" 
 status=$?
 set -e
 [[ $status -ne 124 ]] || echo "schemathesis.sh: the run took longer than ${FUZZ_TIMEOUT_S:-900} s (FUZZ_TIMEOUT_S)" >&2
+[[ $status -ne 137 ]] || echo "schemathesis.sh: Schemathesis was killed (SIGKILL: out of memory?); its own memory, not the server's (schemathesis.toml)" >&2
 
 if ! kill -0 "$server" 2>/dev/null; then
   echo "schemathesis.sh: the server died during the run:" >&2
