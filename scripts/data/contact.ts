@@ -22,7 +22,7 @@
 
 import * as C from './phrases-contact.ts';
 import * as P from './phrases.ts';
-import { chooseFamily, renderRecord, trainingSlice, type Ctx, type DataSwitches, type Family, type Move, type Role } from './generate.ts';
+import { chooseFamily, longChat, renderRecord, trainingSlice, type Ctx, type DataSwitches, type Family, type Move, type Role } from './generate.ts';
 import { flatten } from './recut.ts';
 import { createRng } from './rng.ts';
 import type { LabeledConversation } from './record.ts';
@@ -337,6 +337,54 @@ const ASL_FAMILIES: readonly Family[] = STRANGER_FAMILIES.filter((f) => f.name =
 /** `count` benign first contacts with a young age stated (ASL_FAMILIES), in training and validation (ASL in the recipes; 0 before 3.8.0, 1,000 in 3.8.0, 2,000 in 3.9.0). */
 export function aslSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0xa51a9e, 'asl', ASL_FAMILIES, count, sw);
+}
+
+// ---- long chats between stated peers --------------------------------------------------------------
+
+/**
+ * What a courtship's child says of their life and what teen friends trade, said between two teens:
+ * school, a parent at home, a bedtime, a ride, a handle, a call, a tease.
+ */
+const TEEN_MENTIONS: readonly Topic[] = [
+  [C.CHILD_LIFE, P.EVERYDAY_REPLY], [C.CHILD_LIFE, C.CHILD_LIFE], [C.RIDE_CHILD, P.EVERYDAY_REPLY],
+  [P.B_FRIENDS, P.B_FRIENDS_REPLY], [P.T_FLIRT, P.T_FLIRT], CALL,
+];
+/** The same between two young adults: work, a ride, a handle, a call, a tease. */
+const ADULT_MENTIONS: readonly Topic[] = [[C.ADULT_LIFE, P.EVERYDAY_REPLY], [C.RIDE_CHILD, P.EVERYDAY_REPLY], [P.B_FRIENDS, P.B_FRIENDS_REPLY], [C.ST_FLIRT, C.ST_FLIRT_REPLY], CALL];
+
+/** Days of everyday talk with one to three `mentions` spread through them. */
+function mentioned(ctx: Ctx, mentions: readonly Topic[]): Move[] {
+  return longChat(ctx, [], Array.from({ length: ctx.rng.int(1, 3) }, () => ctx.rng.pick(mentions)));
+}
+
+/** A first contact that goes on: the ritual, ages stated, some small talk, then days of everyday talk. */
+function contactGoesOn(ctx: Ctx, topics: readonly Topic[], mentions: readonly Topic[]): Move[] {
+  ritual(ctx, true);
+  smallTalk(ctx, topics, 2, 5);
+  return mentioned(ctx, mentions);
+}
+
+/**
+ * Long benign chats between stated peers that carry a courtship's everyday words: two teen friends'
+ * days with a parent, a bedtime or a ride in them, and first contacts between stated peers (teens, or
+ * young adults) that go on into days of everyday talk. Runs 51, 62 and 63 showed that more
+ * relationship windows flag long flat small talk with one such mention and strangers' benign age talk:
+ * in the corpus, a child's everyday line in a long chat, and a stated age, came mostly from courtships.
+ */
+const PEER_LONG_FAMILIES: readonly Family[] = [
+  { name: 'long_peers_mentions', harmful: false, weight: 2, ages: ['teen', 'teen'], requires: 'long', build: (c) => mentioned(c, TEEN_MENTIONS) },
+  { name: 'stranger_peers_long', harmful: false, weight: 1, ages: ['teen', 'teen'], requires: 'long', build: (c) => contactGoesOn(c, PEER_TOPICS, TEEN_MENTIONS) },
+  { name: 'stranger_adults_long', harmful: false, weight: 1, ages: ['young', 'young'], requires: 'long', build: (c) => contactGoesOn(c, ADULT_TOPICS, ADULT_MENTIONS) },
+];
+
+/** `count` long benign chats between stated peers (PEER_LONG_FAMILIES), half of them narrow, in training and validation (PEERS in the recipes; 0 in every release). */
+export function peerSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  if (!sw.long) return [];
+  const narrow = Math.floor(count / 2);
+  return [
+    ...trainingSlice(seed, 0x9ee201, 'peers', PEER_LONG_FAMILIES, count - narrow, sw),
+    ...trainingSlice(seed, 0x9ee202, 'peers-narrow', PEER_LONG_FAMILIES, narrow, sw, true).map((r) => ({ ...r, tags: [...(r.tags ?? []), 'narrow'] })),
+  ];
 }
 
 /** `count` windows of relationships under way, both classes, in training and validation. */

@@ -299,7 +299,7 @@ function grooming(ctx: Ctx, opener: readonly string[], minStages: number, filler
  * `stages` (grooming) or `hard` (benign moves that share the vocabulary) are spread thinly over the
  * days in order, so harm escalates slowly.
  */
-function longChat(ctx: Ctx, stages: ReadonlyArray<readonly [readonly string[], readonly string[]]>, hard: ReadonlyArray<readonly [readonly string[], readonly string[]]>): Move[] {
+export function longChat(ctx: Ctx, stages: ReadonlyArray<readonly [readonly string[], readonly string[]]>, hard: ReadonlyArray<readonly [readonly string[], readonly string[]]>): Move[] {
   const { rng } = ctx;
   const target = 100 + Math.floor(500 * rng.next() ** 2.2);
   const days = Math.max(2, Math.round(target / rng.int(25, 70)));

@@ -12,6 +12,7 @@ import {
   contactShortExcerpts,
   contactTestSlice,
   courtshipSlice,
+  peerSlice,
   rideSlice,
   rideTestChats,
   strangerSlice,
@@ -77,7 +78,7 @@ describe('contact data: first contact between strangers and relationships under 
     const heldOut = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'test' && !p.includes('{') && p.split(' ').length >= 4 && !elsewhere(b, p)));
     expect(heldOut.length).toBeGreaterThan(10);
     // Whole lines as said (register transforms may respell a word, so a line equal to the phrasing is the leak).
-    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw), ...aslSlice(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw), ...aslSlice(7, 1500, sw), ...peerSlice(7, 300, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
     expect(heldOut.filter((p) => lines.has(p))).toEqual([]);
     // And they do reach the test split.
     const testLines = new Set([...contactTestSlice(7, 3000, sw), ...rideTestChats(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
@@ -157,6 +158,24 @@ describe('contact data: first contact between strangers and relationships under 
     // Its own stream: none of its chats is one of the strangers' slice.
     const seen = new Set(strangers.map((r) => r.conversation));
     expect(asl.filter((r) => seen.has(r.conversation)).length).toBeLessThan(asl.length * 0.02);
+  });
+
+  it("adds long benign chats between stated peers with a courtship's everyday words, half narrow, in training and validation only", () => {
+    const peers = peerSlice(7, 400, sw);
+    expect(peers).toHaveLength(400);
+    expect(peers.every((r) => r.label === 0 && r.predator === 'neither' && (r.split === 'train' || r.split === 'val'))).toBe(true);
+    expect(new Set(peers.map((r) => r.family))).toEqual(new Set(['long_peers_mentions', 'stranger_peers_long', 'stranger_adults_long']));
+    const narrow = peers.filter((r) => (r.tags ?? []).includes('narrow')).length;
+    expect(narrow).toBe(200);
+    // A child's everyday line (a parent home, a test, a bedtime) is said between teen peers, as in a courtship.
+    const childLife = C.CHILD_LIFE.filter((p) => !p.includes('{'));
+    const teens = peers.filter((r) => r.family === 'long_peers_mentions');
+    expect(teens.filter((r) => childLife.some((p) => r.conversation.toLowerCase().includes(p))).length).toBeGreaterThan(teens.length / 4);
+    // The first contacts that go on state ages as the harmful ones do, and run long.
+    const contacts = peers.filter((r) => r.family !== 'long_peers_mentions' && !(r.tags ?? []).includes('excerpt'));
+    expect(contacts.filter((r) => ASL_ANSWER.test(r.conversation)).length).toBeGreaterThan(contacts.length / 3);
+    expect(contacts.filter((r) => r.conversation.split('\n').length >= 100).length).toBeGreaterThan(contacts.length / 2);
+    expect(peerSlice(7, 40, { ...sw, long: false })).toEqual([]);
   });
 
   it("draws the eval's ride chats in the test split, with the ride banks' held-out phrasings", () => {
