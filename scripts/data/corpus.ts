@@ -101,12 +101,30 @@ const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, fri
 type TrainingSlice = keyof typeof TRAINING_SLICES;
 export const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
 
+/** The shipped model's recipe (scripts/train/recipes: SHIPPED names its file), setting by setting. */
+function shippedRecipe(): Map<string, string> {
+  const recipes = new URL('../train/recipes/', import.meta.url);
+  const version = readFileSync(new URL('SHIPPED', recipes), 'utf8').trim();
+  const text = readFileSync(new URL(`${version}.env`, recipes), 'utf8');
+  return new Map([...text.matchAll(/^([A-Z_]+)=(.*)$/gm)].map(([, key, value]) => [key as string, value as string]));
+}
+
+/** A slice's count as the shipped recipe sets it (its setting is its name in upper case, as train.sh's SLICES). */
+function shippedCount(recipe: ReadonlyMap<string, string>, name: string): number {
+  const value = Number(recipe.get(name.toUpperCase()));
+  if (!Number.isInteger(value) || value < 0) throw new Error(`the shipped recipe sets no count for ${name.toUpperCase()}`);
+  return value;
+}
+
 /**
- * The training slices of the shipped model's corpus: its recipe's settings in train.sh (kept in step
- * by a test), so that `npm run eval` on a fresh machine rebuilds the corpus the shipped model was
- * trained and calibrated on, not only its test split.
+ * The training slices of the shipped model's corpus, read from its recipe file, so that `npm run eval`
+ * on a fresh machine rebuilds the corpus the shipped model was trained and calibrated on, not only its
+ * test split, and a release edits no copy of them here.
  */
-export const SHIPPED_SLICES = { errands: 1500, repetitive: 0, friends: 3000, strangers: 3000, courtship: 6000, rides: 0, asl: 2000, daily: 1500, peers: 0, texting: true } as const;
+export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean }> = (() => {
+  const recipe = shippedRecipe();
+  return { ...(Object.fromEntries(SLICE_NAMES.map((name) => [name, shippedCount(recipe, name)])) as Record<TrainingSlice, number>), texting: recipe.get('TEXTING') === '1' };
+})();
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
 
