@@ -47,7 +47,7 @@ SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "ST
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20")
 RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
-slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 teen daily chats"
+slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' long chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
   local head; head="$(printf '%s, ' "${counts[@]:0:${#counts[@]}-1}")"
