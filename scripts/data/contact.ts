@@ -22,7 +22,7 @@
 
 import * as C from './phrases-contact.ts';
 import * as P from './phrases.ts';
-import { chooseFamily, longChat, renderRecord, trainingSlice, type Ctx, type DataSwitches, type Family, type Move, type Role } from './generate.ts';
+import { chooseFamily, longChat, renderRecord, tagNarrow, trainingSlice, type Ctx, type DataSwitches, type Family, type Move, type Role } from './generate.ts';
 import { flatten } from './recut.ts';
 import { createRng } from './rng.ts';
 import type { LabeledConversation } from './record.ts';
@@ -383,7 +383,7 @@ export function peerSlice(seed: number, count: number, sw: DataSwitches): Labele
   const narrow = Math.floor(count / 2);
   return [
     ...trainingSlice(seed, 0x9ee201, 'peers', PEER_LONG_FAMILIES, count - narrow, sw),
-    ...trainingSlice(seed, 0x9ee202, 'peers-narrow', PEER_LONG_FAMILIES, narrow, sw, true).map((r) => ({ ...r, tags: [...(r.tags ?? []), 'narrow'] })),
+    ...trainingSlice(seed, 0x9ee202, 'peers-narrow', PEER_LONG_FAMILIES, narrow, sw, true).map(tagNarrow),
   ];
 }
 

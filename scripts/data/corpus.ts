@@ -30,6 +30,7 @@ import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, gener
 import { aslSlice, courtshipSlice, peerSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
+import { shippedRecipe } from '../train/recipe.ts';
 import { importJsonl, importPan12 } from './importers.ts';
 import { loadCasino, loadPersonaChat, loadSelfDialogue, loadTopicalChat, registerShiftReal, renderReal, DEFAULT_DATA_DIR } from './real.ts';
 import { toJsonl, type LabeledConversation } from './record.ts';
@@ -101,14 +102,6 @@ const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, fri
 type TrainingSlice = keyof typeof TRAINING_SLICES;
 export const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
 
-/** The shipped model's recipe (scripts/train/recipes: SHIPPED names its file), setting by setting. */
-function shippedRecipe(): Map<string, string> {
-  const recipes = new URL('../train/recipes/', import.meta.url);
-  const version = readFileSync(new URL('SHIPPED', recipes), 'utf8').trim();
-  const text = readFileSync(new URL(`${version}.env`, recipes), 'utf8');
-  return new Map([...text.matchAll(/^([A-Z_]+)=(.*)$/gm)].map(([, key, value]) => [key as string, value as string]));
-}
-
 /** A slice's count as the shipped recipe sets it (its setting is its name in upper case, as train.sh's SLICES). */
 function shippedCount(recipe: ReadonlyMap<string, string>, name: string): number {
   const value = Number(recipe.get(name.toUpperCase()));
@@ -122,7 +115,7 @@ function shippedCount(recipe: ReadonlyMap<string, string>, name: string): number
  * test split, and a release edits no copy of them here.
  */
 export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean }> = (() => {
-  const recipe = shippedRecipe();
+  const recipe = new Map(shippedRecipe().settings);
   return { ...(Object.fromEntries(SLICE_NAMES.map((name) => [name, shippedCount(recipe, name)])) as Record<TrainingSlice, number>), texting: recipe.get('TEXTING') === '1' };
 })();
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */

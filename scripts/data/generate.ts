@@ -949,6 +949,11 @@ export function friendSlice(seed: number, count: number, sw: DataSwitches): Labe
   return trainingSlice(seed, 0xf41e9d, 'friends', FRIEND_FAMILIES, count, sw);
 }
 
+/** The record tagged `narrow` (a narrow chat's small talk says a few lines again and again: Ctx's `narrow`). */
+export function tagNarrow(r: LabeledConversation): LabeledConversation {
+  return { ...r, tags: [...(r.tags ?? []), 'narrow'] };
+}
+
 /** Long chats in both classes, the families a narrow chat is drawn from (repetitiveSlice, only when long chats are on). */
 const NARROW_FAMILIES: readonly Family[] = FAMILIES.filter((f) => f.requires === 'long' || f.name === 'ordinary_long');
 
@@ -962,7 +967,7 @@ const NARROW_FAMILIES: readonly Family[] = FAMILIES.filter((f) => f.requires ===
  */
 export function repetitiveSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   if (!sw.long) return [];
-  return trainingSlice(seed, 0x7e9e47, 'narrow', NARROW_FAMILIES, count, sw, true).map((r) => ({ ...r, tags: [...(r.tags ?? []), 'narrow'] }));
+  return trainingSlice(seed, 0x7e9e47, 'narrow', NARROW_FAMILIES, count, sw, true).map(tagNarrow);
 }
 
 /** Days of chat between two teen friends, benign (dailySlice only): long_friends' everyday talk with their apps and plans. */
@@ -986,7 +991,7 @@ export function dailySlice(seed: number, count: number, sw: DataSwitches): Label
     const id = `gen-${seed}-daily-${i}`;
     const narrow = rng.chance(0.5);
     const r = renderRecord(DAILY_FAMILY, id, trainingSplitOf(id), rng, sw, narrow);
-    out.push(narrow ? { ...r, tags: [...(r.tags ?? []), 'narrow'] } : r);
+    out.push(narrow ? tagNarrow(r) : r);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { CONTRACT, sha256File } from '../../src/scoring/model-package.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { DEFAULT_SEGMENT, SEGMENT_FLAGS, segmentFromFlags } from '../data/export.ts';
+import { shippedVersion } from './recipe.ts';
 
 /** Whether ensemble members were trained with different options (not only different seeds). */
 function mixedRecipes(members: ReadonlyArray<{ recipe?: Record<string, unknown> }>): boolean {
@@ -114,7 +115,7 @@ if (import.meta.main) {
     options: {
       dir: { type: 'string' },
       summary: { type: 'string' },
-      version: { type: 'string', default: readFileSync(new URL('recipes/SHIPPED', import.meta.url), 'utf8').trim() },
+      version: { type: 'string', default: shippedVersion() },
       ...SEGMENT_FLAGS,
     },
   });
