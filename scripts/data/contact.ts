@@ -387,6 +387,37 @@ export function peerSlice(seed: number, count: number, sw: DataSwitches): Labele
   ];
 }
 
+// ---- first contacts between stated peers that go on a little -----------------------------------
+
+/**
+ * A first contact between stated peers that goes on for about as many lines as a pursuit: the ritual,
+ * ages stated, small talk, then a few lines of each one's life (school, a parent, a bedtime, work, a
+ * call, a tease), and an ending. Runs 62 and 64 flagged more of the strangers' benign age talk with
+ * more relationship windows: after an age is stated, only a pursuit went on past small talk, and a
+ * child's everyday line in it was a courtship's.
+ */
+function contactGoesOnAWhile(ctx: Ctx, topics: readonly Topic[], mentions: readonly Topic[]): Move[] {
+  ritual(ctx, true);
+  smallTalk(ctx, topics, 1, 4);
+  const n = ctx.rng.int(2, 7);
+  for (let i = 0; i < n; i++) {
+    const [a, b] = ctx.rng.pick(ctx.rng.chance(0.6) ? mentions : topics);
+    turn(ctx, ctx.rng.chance(0.5) ? 'A' : 'B', a, b);
+  }
+  ending(ctx);
+  return ctx.moves;
+}
+
+const PEER_CONTACT_FAMILIES: readonly Family[] = [
+  { name: 'stranger_peers_more', harmful: false, weight: 2, ages: ['teen', 'teen'], build: (c) => contactGoesOnAWhile(c, PEER_TOPICS, TEEN_MENTIONS) },
+  { name: 'stranger_adults_more', harmful: false, weight: 1, ages: ['young', 'young'], build: (c) => contactGoesOnAWhile(c, ADULT_TOPICS, ADULT_MENTIONS) },
+];
+
+/** `count` first contacts between stated peers that go on a little (PEER_CONTACT_FAMILIES), in training and validation (CONTACTS in the recipes; 0 in every release). */
+export function peerContactSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
+  return trainingSlice(seed, 0x9ec0a7, 'contacts', PEER_CONTACT_FAMILIES, count, sw);
+}
+
 /** `count` windows of relationships under way, both classes, in training and validation. */
 export function courtshipSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0xc0a27e, 'courtship', COURTSHIP_FAMILIES, count, sw);

@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--texting]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -18,6 +18,7 @@
 // --asl adds that many benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice).
 // --daily adds that many long benign chats of two teen friends over days, half of them narrow (generate.ts dailySlice).
 // --peers adds that many long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice).
+// --contacts adds that many benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice).
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
 // reply threads between two people, split by day) as hosts only: as standalone benign records their
 // shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
@@ -27,7 +28,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
-import { aslSlice, courtshipSlice, peerSlice, rideSlice, strangerSlice } from './contact.ts';
+import { aslSlice, courtshipSlice, peerContactSlice, peerSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
 import { shippedRecipe } from '../train/recipe.ts';
@@ -89,6 +90,8 @@ export interface CorpusOptions {
   daily?: number | undefined;
   /** Long benign chats between stated peers with a courtship's everyday words, half narrow, in training and validation (contact.ts peerSlice; default 0). */
   peers?: number | undefined;
+  /** Benign first contacts between stated peers that go on for a pursuit's length, in training and validation (contact.ts peerContactSlice; default 0). */
+  contacts?: number | undefined;
   /** Real texting and IRC chats as hosts of both classes, in all three splits (texting.ts; default off). */
   texting?: boolean | undefined;
 }
@@ -98,7 +101,7 @@ export interface CorpusOptions {
  * bytes): each adds that many records to training and validation on its own random stream. train.sh's
  * SLICES lists the same names, in the same order, as recipe settings.
  */
-const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, friends: friendSlice, strangers: strangerSlice, courtship: courtshipSlice, rides: rideSlice, asl: aslSlice, daily: dailySlice, peers: peerSlice } as const;
+const TRAINING_SLICES = { errands: errandSlice, repetitive: repetitiveSlice, friends: friendSlice, strangers: strangerSlice, courtship: courtshipSlice, rides: rideSlice, asl: aslSlice, daily: dailySlice, peers: peerSlice, contacts: peerContactSlice } as const;
 type TrainingSlice = keyof typeof TRAINING_SLICES;
 export const SLICE_NAMES = Object.keys(TRAINING_SLICES) as TrainingSlice[];
 

@@ -22,6 +22,7 @@
 #   npm run train -- --asl 2000 --version x --out DIR          # adds benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.9.0: 2000; 3.8.0: 1000)
 #   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.9.0: 1500)
 #   npm run train -- --peers 2000 --version x --out DIR        # adds long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.9.0: 0)
+#   npm run train -- --contacts 2000 --version x --out DIR     # adds benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.9.0: 0)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
@@ -35,7 +36,7 @@ cd "$ROOT"
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily and peers' long chats, texting, the share of one-line flat views, the
+# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
@@ -45,9 +46,9 @@ RECIPES="$ROOT/scripts/train/recipes"
 # how the messages name its chats, and the size a smoke run gives it. A new slice is one line here.
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
-  "PEERS|peers' long|20")
+  "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
 RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
-slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' long chats"
+slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
   local head; head="$(printf '%s, ' "${counts[@]:0:${#counts[@]}-1}")"

@@ -12,6 +12,7 @@ import {
   contactShortExcerpts,
   contactTestSlice,
   courtshipSlice,
+  peerContactSlice,
   peerSlice,
   rideSlice,
   rideTestChats,
@@ -78,7 +79,7 @@ describe('contact data: first contact between strangers and relationships under 
     const heldOut = banks.flatMap((b) => b.filter((p, i) => phrasingSplits(b)[i] === 'test' && !p.includes('{') && p.split(' ').length >= 4 && !elsewhere(b, p)));
     expect(heldOut.length).toBeGreaterThan(10);
     // Whole lines as said (register transforms may respell a word, so a line equal to the phrasing is the leak).
-    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw), ...aslSlice(7, 1500, sw), ...peerSlice(7, 300, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+    const lines = new Set([...strangers, ...courtship, ...rideSlice(7, 1500, sw), ...aslSlice(7, 1500, sw), ...peerSlice(7, 300, sw), ...peerContactSlice(7, 600, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
     expect(heldOut.filter((p) => lines.has(p))).toEqual([]);
     // And they do reach the test split.
     const testLines = new Set([...contactTestSlice(7, 3000, sw), ...rideTestChats(7, 1500, sw)].flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
@@ -176,6 +177,24 @@ describe('contact data: first contact between strangers and relationships under 
     expect(contacts.filter((r) => ASL_ANSWER.test(r.conversation)).length).toBeGreaterThan(contacts.length / 3);
     expect(contacts.filter((r) => r.conversation.split('\n').length >= 100).length).toBeGreaterThan(contacts.length / 2);
     expect(peerSlice(7, 40, { ...sw, long: false })).toEqual([]);
+  });
+
+  it('adds benign first contacts between stated peers that state ages and go on for a pursuit\'s length, in training and validation only', () => {
+    const contacts = peerContactSlice(7, 400, sw);
+    expect(contacts).toHaveLength(400);
+    expect(contacts.every((r) => r.label === 0 && r.predator === 'neither' && (r.split === 'train' || r.split === 'val'))).toBe(true);
+    expect(new Set(contacts.map((r) => r.family))).toEqual(new Set(['stranger_peers_more', 'stranger_adults_more']));
+    const whole = contacts.filter((r) => !(r.tags ?? []).includes('excerpt'));
+    expect(whole.filter((r) => ASL_ANSWER.test(r.conversation)).length).toBeGreaterThan(whole.length / 3);
+    // As long as the harmful first contacts (ritual, a little small talk, then 2 to 8 moves), not days.
+    const lines = whole.filter((r) => r.conversation.includes('\n')).map((r) => r.conversation.split('\n').length).sort((a, b) => a - b);
+    const median = lines[Math.floor(lines.length / 2)] ?? 0;
+    expect(median).toBeGreaterThanOrEqual(10);
+    expect(median).toBeLessThan(40);
+    // Between teens, a child's everyday line (a parent home, a test, a bedtime) is said, as in a pursuit.
+    const childLife = C.CHILD_LIFE.filter((p) => !p.includes('{'));
+    const teens = whole.filter((r) => r.family === 'stranger_peers_more');
+    expect(teens.filter((r) => childLife.some((p) => r.conversation.toLowerCase().includes(p))).length).toBeGreaterThan(teens.length / 4);
   });
 
   it("draws the eval's ride chats in the test split, with the ride banks' held-out phrasings", () => {

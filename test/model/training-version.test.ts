@@ -73,7 +73,7 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(3);
   });
 
-  it.each([['--asl', '999'], ['--members', '3'], ['--daily', '10'], ['--peers', '10']])('counts a recipe switch given another value as another recipe (%s %s)', (option, value) => {
+  it.each([['--asl', '999'], ['--members', '3'], ['--daily', '10'], ['--peers', '10'], ['--contacts', '10']])('counts a recipe switch given another value as another recipe (%s %s)', (option, value) => {
     const r = trainSh([...OUT, option, value]);
     expect(r.stderr).toContain('no released model is of');
     expect(r.status).toBe(2);
@@ -89,7 +89,7 @@ describe('train.sh: versions and output', () => {
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily and \d+ peers' long chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
