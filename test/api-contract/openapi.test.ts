@@ -182,13 +182,13 @@ describe('examples', () => {
 
   it("the /info example is the shipped model's manifest, abridged (a release that forgets it fails here)", () => {
     const shipped = JSON.parse(readFileSync(`${REPO_ROOT}models/conversation-risk/manifest.json`, 'utf8')) as Json;
-    const [[, example]] = examplesOf(op('GET /info').responses['200'].content['application/json']);
-    expect(example).toEqual({
+    const examples = examplesOf(op('GET /info').responses['200'].content['application/json']);
+    expect(examples.map(([, value]) => value)).toEqual([{
       name: shipped.name,
       version: shipped.version,
       contract_version: shipped.contract_version,
       files: { 'model.onnx': shipped.files['model.onnx'] },
-    });
+    }]);
   });
 
   it("each request example answers the documented success, with the documented headers and an answer valid against the success schema", async () => {
