@@ -5,8 +5,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGE_PATTERN, OPENAPI_PATH, OPERATIONS, openapiPath } from '../../src/http/openapi.ts';
+import { DEFAULT_MODEL_DIR } from '../../src/config.ts';
 import { buildMetricsServer } from '../../src/ops/metrics.ts';
 import { parseAge } from '../../src/scoring/ages.ts';
 import { ageSchema } from '../../src/http/schemas.ts';
@@ -181,7 +183,7 @@ describe('examples', () => {
   });
 
   it("the /info example is the shipped model's manifest, abridged (a release that forgets it fails here)", () => {
-    const shipped = JSON.parse(readFileSync(`${REPO_ROOT}models/conversation-risk/manifest.json`, 'utf8')) as Json;
+    const shipped = JSON.parse(readFileSync(join(DEFAULT_MODEL_DIR, 'manifest.json'), 'utf8')) as Json;
     const examples = examplesOf(op('GET /info').responses['200'].content['application/json']);
     expect(examples.map(([, value]) => value)).toEqual([{
       name: shipped.name,
