@@ -334,7 +334,7 @@ export function strangerSlice(seed: number, count: number, sw: DataSwitches): La
  */
 const ASL_FAMILIES: readonly Family[] = STRANGER_FAMILIES.filter((f) => f.name === 'stranger_peers' || f.name === 'stranger_leaves');
 
-/** `count` benign first contacts with a young age stated (ASL_FAMILIES), in training and validation (ASL in the recipes; 0 before 3.8.0, 1,000 in 3.8.0, 2,000 in 3.9.0). */
+/** `count` benign first contacts with a young age stated (ASL_FAMILIES), in training and validation (ASL in the recipes; 0 before 3.8.0, 1,000 in 3.8.0, 2,000 in 3.9.0, 3,000 in 3.10.0). */
 export function aslSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0xa51a9e, 'asl', ASL_FAMILIES, count, sw);
 }

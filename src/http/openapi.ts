@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.9.0',
+            version: '3.10.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '302db8f74fedc0fc70d2d391550a8444a6398cda15c92cdcf360f498e8f2ba13', bytes: 15765307 } },
+            files: { 'model.onnx': { sha256: 'b3b61d62ea4beef8ed356f01c65f9a2674b381b7fde97e1c7433e9c2877372d0', bytes: 15776827 } },
           }),
         },
       },

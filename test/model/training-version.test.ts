@@ -1,6 +1,6 @@
 // train.sh names a model after the released recipe it trains, and refuses, before any work, to give a
-// released name or the shipped model's directory to anything else: a package labelled 3.9.0 must be
-// 3.9.0's recipe.
+// released name or the shipped model's directory to anything else: a package labelled 3.10.0 must be
+// 3.10.0's recipe.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,12 +118,16 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0']],
     [['--recipe', '3.5.0', '--friends', '1500', '--strangers', '3000', '--courtship', '3000', '--texting', '--view-one-line-rate', '0.75', '--checkpoint', 'last', '--blind-members', '1', '--turn-piece-tokens', '8', '--version', '3.6.0']],
     [['--recipe', '3.6.0']],
-    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--friends', '1500', '--version', '3.6.0']],
+    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--version', '3.6.0']],
     [['--recipe', '3.7.0']],
-    [['--asl', '0', '--daily', '0', '--friends', '1500', '--version', '3.7.0']],
-    [['--asl', '1000', '--daily', '0', '--version', '3.8.0']],
+    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--version', '3.7.0']],
+    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--version', '3.8.0']],
     [['--recipe', '3.8.0', '--asl', '2000', '--daily', '1500', '--version', '3.9.0']],
     [['--recipe', '3.8.0']],
+    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--version', '3.9.0']],
+    [['--recipe', '3.9.0', '--courtship', '9000', '--asl', '3000', '--peers', '2000', '--contacts', '2000', '--version', '3.10.0']],
+    [['--recipe', '3.9.0']],
+    [['--recipe', '3.10.0']],
     [['--recipe', '3.7.0', '--asl', '1000', '--friends', '3000', '--version', '3.8.0']],
     [['--recipe', '3.6.0', '--courtship', '6000', '--version', '3.7.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
