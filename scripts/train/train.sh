@@ -19,10 +19,10 @@
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
 #   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.10.0: 3000 and 9000)
 #   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.10.0: 0)
-#   npm run train -- --asl 2000 --version x --out DIR          # adds benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.10.0: 3000; 3.9.0: 2000)
+#   npm run train -- --asl 0 --version x --out DIR             # without the benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.10.0: 3000; 3.9.0: 2000)
 #   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.10.0: 1500)
-#   npm run train -- --peers 2000 --version x --out DIR        # adds long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.10.0: 2000; 3.9.0: 0)
-#   npm run train -- --contacts 2000 --version x --out DIR     # adds benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.10.0: 2000; 3.9.0: 0)
+#   npm run train -- --peers 0 --version x --out DIR           # without the long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.10.0: 2000; 3.9.0: 0)
+#   npm run train -- --contacts 0 --version x --out DIR        # without the benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.10.0: 2000; 3.9.0: 0)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
