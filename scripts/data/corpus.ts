@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -19,6 +19,7 @@
 // --daily adds that many long benign chats of two teen friends over days, half of them narrow (generate.ts dailySlice).
 // --peers adds that many long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice).
 // --contacts adds that many benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice).
+// --phrasings gives the train split more wording for the relationship banks (phrases-training.ts).
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
 // reply threads between two people, split by day) as hosts only: as standalone benign records their
 // shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
@@ -94,6 +95,8 @@ export interface CorpusOptions {
   contacts?: number | undefined;
   /** Real texting and IRC chats as hosts of both classes, in all three splits (texting.ts; default off). */
   texting?: boolean | undefined;
+  /** More wording for the relationship banks, drawn by the train split only (phrases-training.ts; default off). */
+  phrasings?: boolean | undefined;
 }
 
 /**
@@ -117,9 +120,13 @@ function shippedCount(recipe: ReadonlyMap<string, string>, name: string): number
  * on a fresh machine rebuilds the corpus the shipped model was trained and calibrated on, not only its
  * test split, and a release edits no copy of them here.
  */
-export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean }> = (() => {
+export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean; phrasings: boolean }> = (() => {
   const recipe = new Map(shippedRecipe().settings);
-  return { ...(Object.fromEntries(SLICE_NAMES.map((name) => [name, shippedCount(recipe, name)])) as Record<TrainingSlice, number>), texting: recipe.get('TEXTING') === '1' };
+  return {
+    ...(Object.fromEntries(SLICE_NAMES.map((name) => [name, shippedCount(recipe, name)])) as Record<TrainingSlice, number>),
+    texting: recipe.get('TEXTING') === '1',
+    phrasings: recipe.get('PHRASINGS') === '1',
+  };
 })();
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */
 export const SHIPPED_CORPUS = { seed: 7, n: 16000 } as const;
@@ -131,7 +138,7 @@ function evenly<T>(records: readonly T[], limit: number): T[] {
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
-  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches };
+  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true };
   const out: LabeledConversation[] = [];
   if (o.synthetic) out.push(...generate({ ...sw, seed: o.seed, n: o.n }));
   if (o.real) {
@@ -210,6 +217,7 @@ if (import.meta.main) {
       'thin-share': { type: 'string', default: String(THIN_SHARE) },
       ...sliceOptions,
       texting: { type: 'boolean', default: false },
+      phrasings: { type: 'boolean', default: false },
     },
   });
   const thinShare = Number(values['thin-share']);
@@ -233,6 +241,7 @@ if (import.meta.main) {
     thinShare,
     ...Object.fromEntries(SLICE_NAMES.map((name) => [name, Number(values[name])])),
     texting: values.texting,
+    phrasings: values.phrasings,
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

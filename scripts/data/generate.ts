@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as P from './phrases.ts';
+import { TRAINING_PHRASINGS } from './phrases-training.ts';
 import { drawRegister, firstHarmfulLine, joinLines, registerLines, shiftLines, type Item, type RenderedLine } from './register.ts';
 import { flatten, randomRecut } from './recut.ts';
 import { createRng, hash32, type Rng } from './rng.ts';
@@ -70,6 +71,11 @@ export interface DataSwitches {
   recut: boolean;
   /** The register-shift test slice (held-out transforms, test split only). */
   registerShift: boolean;
+  /**
+   * More wording for the relationship banks, in the train split only (phrases-training.ts). Not one of
+   * DATA_SWITCHES: off unless a recipe sets PHRASINGS=1, so the recipes before it build the same corpus.
+   */
+  trainingPhrasings?: boolean;
 }
 
 export const DATA_SWITCHES: readonly (keyof DataSwitches)[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];
@@ -171,6 +177,7 @@ export class Ctx {
     const splits = phrasingSplits(bank);
     const own = this.split === 'train' ? [] : bank.filter((_, i) => splits[i] === this.split);
     const shared = bank.filter((_, i) => splits[i] === 'train');
+    if (this.split === 'train' && this.sw.trainingPhrasings === true) shared.push(...(TRAINING_PHRASINGS.get(bank) ?? []));
     const pool = own.length > 0 && this.rng.chance(0.7) ? own : shared;
     return this.fill(this.rng.pick(pool.length > 0 ? pool : bank));
   }

@@ -24,6 +24,7 @@
 #   npm run train -- --peers 0 --version x --out DIR           # without the long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.10.0: 2000; 3.9.0: 0)
 #   npm run train -- --contacts 0 --version x --out DIR        # without the benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.10.0: 2000; 3.9.0: 0)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
+#   npm run train -- --phrasings --version x --out DIR         # more wording for the relationship banks, train split only (phrases-training.ts; no release yet)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
@@ -36,7 +37,7 @@ cd "$ROOT"
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, the share of one-line flat views, the
+# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
@@ -47,7 +48,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -98,10 +99,10 @@ CHANGED=()
 declare -A MEMBER_ARGS=()
 while [[ $# -gt 0 ]]; do
   # A recipe setting's own switch (--view-one-line-rate: VIEW_ONE_LINE_RATE) overrides the recipe; whether
-  # the settings then make a released recipe, RELEASES below tells. --texting takes no value.
+  # the settings then make a released recipe, RELEASES below tells. --texting and --phrasings take no value.
   key="${1#--}"; key="${key^^}"; key="${key//-/_}"
   if [[ "$1" == --* && " ${RECIPE_KEYS[*]} " == *" $key "* ]]; then
-    if [[ $key == TEXTING ]]; then TEXTING=1; shift; continue; fi
+    if [[ $key == TEXTING || $key == PHRASINGS ]]; then printf -v "$key" 1; shift; continue; fi
     (( $# >= 2 )) || { echo "train.sh: $1 takes a value" >&2; exit 2; }
     printf -v "$key" '%s' "$2"; shift 2; continue
   fi
@@ -152,7 +153,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-# The switches' values, checked as a recipe file's are (--texting takes none).
+# The switches' values, checked as a recipe file's are (--texting and --phrasings take none).
 for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
@@ -180,7 +181,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -219,6 +220,7 @@ fi
 step() { echo "== $*" >&2; }
 
 (( TEXTING == 0 )) || CORPUS_ARGS+=(--texting)
+(( PHRASINGS == 0 )) || CORPUS_ARGS+=(--phrasings)
 for key in "${SLICES[@]%%|*}"; do CORPUS_ARGS+=("--${key,,}" "${!key}"); done
 step "corpus (seed $SEED, $N generated, $(slice_counts))"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}

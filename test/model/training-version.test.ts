@@ -68,7 +68,8 @@ describe('train.sh: versions and output', () => {
   it.each(SHIPPED_SETTINGS)('takes the recipe setting %s as a switch named after it, which alone makes no other model (value %s)', (key, value) => {
     const option = `--${key.toLowerCase().replaceAll('_', '-')}`;
     // The shipped recipe's own value: still the shipped model, so no --version and no --out are asked for.
-    const r = trainSh(key === 'TEXTING' ? (value === '1' ? [option] : []) : [option, value]);
+    const flag = key === 'TEXTING' || key === 'PHRASINGS';
+    const r = trainSh(flag ? (value === '1' ? [option] : []) : [option, value]);
     expect(r.stderr).toContain('lacks torch or onnx');
     expect(r.status).toBe(3);
   });
@@ -85,11 +86,11 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
       expect(r.status).toBe(2);
     },
   );

@@ -1,0 +1,72 @@
+// More wording for the relationship banks (phrases-training.ts): drawn by the train split only, by
+// both classes, never a held-out phrasing, and off unless a recipe asks for it.
+import { describe, expect, it } from 'vitest';
+import { courtshipSlice } from '../../scripts/data/contact.ts';
+import { buildCorpus, testSplitOf } from '../../scripts/data/corpus.ts';
+import { allSwitches, phrasingSplits } from '../../scripts/data/generate.ts';
+import * as C from '../../scripts/data/phrases-contact.ts';
+import * as P from '../../scripts/data/phrases.ts';
+import { TRAINING_PHRASINGS } from '../../scripts/data/phrases-training.ts';
+import { parseTurns } from '../../src/scoring/conversation.ts';
+
+const isBank = (b: unknown): b is string[] => Array.isArray(b) && typeof b[0] === 'string';
+const banks: (readonly string[])[] = [...Object.values(P), ...Object.values(C)].filter(isBank);
+/** Every phrasing of the validation and test quarters, of every bank. */
+const heldOut = banks.flatMap((b) => b.filter((_, i) => phrasingSplits(b)[i] !== 'train'));
+/** Runs of `n` words, slots and punctuation aside. */
+const grams = (text: string, n: number): string[] => {
+  const words = text.toLowerCase().replace(/\{\w+\}/g, '#').replace(/[^\w# ]/g, '').split(/\s+/).filter(Boolean);
+  return words.slice(n - 1).map((_, i) => words.slice(i, i + n).join(' '));
+};
+const extras = [...TRAINING_PHRASINGS.values()].flat();
+const linesOf = (records: readonly { conversation: string }[]): Set<string> =>
+  new Set(records.flatMap((r) => parseTurns(r.conversation).map((t) => t.text.toLowerCase())));
+
+describe('data: training-only phrasings of the relationship banks', () => {
+  it("repeat no phrasing of any bank, nor four words in a row of a held-out one, nor three of their own bank's", () => {
+    const all = new Set(banks.flat());
+    expect(extras.filter((p) => all.has(p))).toEqual([]);
+    expect(new Set(extras).size).toBe(extras.length);
+    const held4 = new Set(heldOut.flatMap((p) => grams(p, 4)));
+    expect(extras.filter((p) => grams(p, 4).some((g) => held4.has(g)))).toEqual([]);
+    // A held-out line said whole inside a new one (`miss u more` in `i miss u more`) is the same line.
+    const words = (t: string): string => ` ${grams(t, 1).join(' ')} `;
+    const within = (short: string, long: string): boolean => short.trim().includes(' ') && words(long).includes(words(short));
+    expect(extras.filter((p) => heldOut.some((h) => within(p, h) || within(h, p)))).toEqual([]);
+    for (const [bank, lines] of TRAINING_PHRASINGS) {
+      const own3 = new Set(bank.filter((_, i) => phrasingSplits(bank)[i] !== 'train').flatMap((p) => grams(p, 3)));
+      expect(lines.filter((p) => grams(p, 3).some((g) => own3.has(g)))).toEqual([]);
+    }
+  });
+
+  it('extend relationship banks only, which both classes draw', () => {
+    const relationship = new Set<readonly string[]>([C.CHILD_LIFE, C.ADULT_LIFE, C.PARENT_CARE, C.RL_AFFECTION, C.RL_AFFECTION_REPLY, C.RL_CARE, C.RL_CARE_REPLY, C.RL_CALL, C.RL_CALL_REPLY, C.RL_PLANS, C.RL_PLANS_REPLY, C.RL_GIFT, C.RL_GIFT_REPLY, C.RL_JEALOUS, C.RL_JEALOUS_REPLY]);
+    expect([...TRAINING_PHRASINGS.keys()].every((b) => relationship.has(b))).toBe(true);
+    const records = courtshipSlice(7, 1500, { ...allSwitches(true), trainingPhrasings: true }).filter((r) => r.split === 'train');
+    const plain = new Set(extras.filter((p) => !p.includes('{')));
+    const share = (label: 0 | 1): number => {
+      const rs = records.filter((r) => r.label === label);
+      return rs.filter((r) => parseTurns(r.conversation).some((t) => plain.has(t.text.toLowerCase()))).length / rs.length;
+    };
+    expect(share(0)).toBeGreaterThan(0.2);
+    expect(share(1)).toBeGreaterThan(0.2);
+  });
+
+  it('reach the train split only: validation and test records never say one', () => {
+    const records = courtshipSlice(7, 3000, { ...allSwitches(true), trainingPhrasings: true });
+    const plain = extras.filter((p) => !p.includes('{') && p.split(' ').length >= 3);
+    const train = linesOf(records.filter((r) => r.split === 'train'));
+    const held = linesOf(records.filter((r) => r.split !== 'train'));
+    expect(plain.filter((p) => train.has(p)).length).toBeGreaterThan(plain.length / 2);
+    expect(plain.filter((p) => held.has(p))).toEqual([]);
+  });
+
+  it('leave the corpus as it was unless asked for, and its test split as it was when asked for', () => {
+    const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 200 };
+    const lines = (rs: readonly { id: string; conversation: string }[]): string[] => rs.map((r) => `${r.id} ${r.conversation}`);
+    expect(lines(buildCorpus({ ...o, phrasings: false }))).toEqual(lines(buildCorpus(o)));
+    const asked = buildCorpus({ ...o, phrasings: true });
+    expect(lines(asked)).not.toEqual(lines(buildCorpus(o)));
+    expect(lines(asked.filter((r) => r.split === 'test'))).toEqual(lines(testSplitOf(o)));
+  });
+});
