@@ -222,7 +222,7 @@ step() { echo "== $*" >&2; }
 (( TEXTING == 0 )) || CORPUS_ARGS+=(--texting)
 (( PHRASINGS == 0 )) || CORPUS_ARGS+=(--phrasings)
 for key in "${SLICES[@]%%|*}"; do CORPUS_ARGS+=("--${key,,}" "${!key}"); done
-step "corpus (seed $SEED, $N generated, $(slice_counts))"
+step "corpus (seed $SEED, $N generated, $(slice_counts)$( (( PHRASINGS == 0 )) || echo ', training phrasings'))"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)
