@@ -5,8 +5,9 @@
 // `courtship_child` windows in training wording, 71 % in the validation quarter's and 32 % in the
 // test quarter's (docs/training.md, "Wording, not talk").
 //
-// Both classes draw these banks (an adult courting a child, adult partners, two teenagers, a parent
-// and child), so the new wording is no cue to either. Validation and test never draw them: the test
+// Both classes draw these banks (an adult courting a child, adult partners, two teenagers), so the new
+// wording is no cue to either; PARENT_CARE is said only by the benign parent-and-child and rides
+// families, as its own phrasings always were. Validation and test never draw them: the test
 // split and the eval's proxies stay chat for chat as they were. test/model/data-phrases-training.test.ts
 // keeps every line apart from the held-out phrasings (no shared run of four words, nor of three within
 // its own bank). These lines were written after the held-out quarters had been read, so what the

@@ -61,6 +61,7 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
     MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
+    TEXTING|PHRASINGS) [[ "$2" == 0 || "$2" == 1 ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -70,6 +71,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     CHECKPOINT) echo "is val-loss or last" ;;
     MEMBERS) echo "is a positive integer" ;;
     EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
+    TEXTING|PHRASINGS) echo "is 0 or 1" ;;
     *) echo "takes a whole number" ;;
   esac
 }

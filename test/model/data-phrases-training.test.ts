@@ -1,7 +1,9 @@
 // More wording for the relationship banks (phrases-training.ts): drawn by the train split only, by
-// both classes, never a held-out phrasing, and off unless a recipe asks for it.
+// both classes (a parent's care aside, which only benign families say), never a held-out phrasing,
+// and off unless a recipe asks for it.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { courtshipSlice } from '../../scripts/data/contact.ts';
+import { contactTestSlice, courtshipSlice } from '../../scripts/data/contact.ts';
 import { buildCorpus, testSplitOf } from '../../scripts/data/corpus.ts';
 import { allSwitches, phrasingSplits } from '../../scripts/data/generate.ts';
 import * as C from '../../scripts/data/phrases-contact.ts';
@@ -39,17 +41,23 @@ describe('data: training-only phrasings of the relationship banks', () => {
     }
   });
 
-  it('extend relationship banks only, which both classes draw', () => {
+  it("extend relationship banks only, each drawn by both classes but a parent's care, which stays benign", () => {
     const relationship = new Set<readonly string[]>([C.CHILD_LIFE, C.ADULT_LIFE, C.PARENT_CARE, C.RL_AFFECTION, C.RL_AFFECTION_REPLY, C.RL_CARE, C.RL_CARE_REPLY, C.RL_CALL, C.RL_CALL_REPLY, C.RL_PLANS, C.RL_PLANS_REPLY, C.RL_GIFT, C.RL_GIFT_REPLY, C.RL_JEALOUS, C.RL_JEALOUS_REPLY]);
     expect([...TRAINING_PHRASINGS.keys()].every((b) => relationship.has(b))).toBe(true);
     const records = courtshipSlice(7, 1500, { ...allSwitches(true), trainingPhrasings: true }).filter((r) => r.split === 'train');
-    const plain = new Set(extras.filter((p) => !p.includes('{')));
-    const share = (label: 0 | 1): number => {
+    /** Share of `label`'s records that say one of `lines` whole. */
+    const share = (lines: readonly string[], label: 0 | 1): number => {
+      const plain = new Set(lines.filter((p) => !p.includes('{')));
       const rs = records.filter((r) => r.label === label);
       return rs.filter((r) => parseTurns(r.conversation).some((t) => plain.has(t.text.toLowerCase()))).length / rs.length;
     };
-    expect(share(0)).toBeGreaterThan(0.2);
-    expect(share(1)).toBeGreaterThan(0.2);
+    for (const [bank, lines] of TRAINING_PHRASINGS) {
+      expect(share(lines, 0)).toBeGreaterThan(0.01);
+      if (bank === C.PARENT_CARE) expect(share(lines, 1)).toBe(0);
+      else expect(share(lines, 1)).toBeGreaterThan(0.01);
+    }
+    expect(share(extras, 0)).toBeGreaterThan(0.2);
+    expect(share(extras, 1)).toBeGreaterThan(0.2);
   });
 
   it('reach the train split only: validation and test records never say one', () => {
@@ -59,11 +67,18 @@ describe('data: training-only phrasings of the relationship banks', () => {
     const held = linesOf(records.filter((r) => r.split !== 'train'));
     expect(plain.filter((p) => train.has(p)).length).toBeGreaterThan(plain.length / 2);
     expect(plain.filter((p) => held.has(p))).toEqual([]);
+    // The contact proxies the eval scores are test-split chats of every contact family.
+    const proxies = linesOf(contactTestSlice(7, 500, { ...allSwitches(true), trainingPhrasings: true }));
+    expect(plain.filter((p) => proxies.has(p))).toEqual([]);
   });
 
   it('leave the corpus as it was unless asked for, and its test split as it was when asked for', () => {
     const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 200 };
     const lines = (rs: readonly { id: string; conversation: string }[]): string[] => rs.map((r) => `${r.id} ${r.conversation}`);
+    // This corpus's hash before phrases-training.ts existed (commit 31d4be1).
+    const hash = (rs: readonly { id: string; label: number; split: string; conversation: string }[]): string =>
+      createHash('sha256').update(rs.map((r) => `${r.id} ${r.label} ${r.split} ${r.conversation}`).join('\n')).digest('hex');
+    expect(hash(buildCorpus(o))).toBe('b31bd68f2500f130b61c700249779b40ec08d77cbf934f830c034812968e22fc');
     expect(lines(buildCorpus({ ...o, phrasings: false }))).toEqual(lines(buildCorpus(o)));
     const asked = buildCorpus({ ...o, phrasings: true });
     expect(lines(asked)).not.toEqual(lines(buildCorpus(o)));

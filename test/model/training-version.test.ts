@@ -2,9 +2,10 @@
 // released name or the shipped model's directory to anything else: a package labelled 3.10.0 must be
 // 3.10.0's recipe.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shippedRecipe } from '../helpers/training.ts';
 
@@ -153,6 +154,15 @@ describe('train.sh: versions and output', () => {
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
+    expect(r.status).toBe(2);
+  });
+
+  it.each(['TEXTING=2', 'PHRASINGS=yes', 'EPOCHS=0'])('refuses a recipe file whose setting takes no such value (%s)', (line) => {
+    // A switch set to 2 would train as on and be named as another recipe; it is refused instead.
+    const recipes = fileURLToPath(new URL('../../scripts/train/recipes', import.meta.url));
+    writeFileSync(join(dir, 'bad.env'), `${line}\n`);
+    const r = trainSh([...OUT, '--version', 'x', '--recipe', relative(recipes, join(dir, 'bad'))]);
+    expect(r.stderr).toContain(`${line} is no recipe setting`);
     expect(r.status).toBe(2);
   });
 
