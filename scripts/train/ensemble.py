@@ -47,7 +47,8 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 # blind_reading is among them: each member reads with its own forward (load_member), and the mean of
 # their heads is what the contract's outputs are built from either way.
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
-                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading"}
+                    "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading",
+                    "teacher_weight"}
 
 
 def recipe_of(info):

@@ -69,3 +69,17 @@ def add_running_losses(loss, turn_logits, spk, seg_label, convs, args):
     if args.onset_weight > 0:
         loss = loss + args.onset_weight * onset_loss(turn_logits, convs)
     return loss
+
+
+def distill_loss(content, rows, projection, teacher):
+    """The pretrained teacher's reading pulled into the piece encoder (train.py --teacher): each real
+    piece's content vector, through a trained projection that is not exported, is taught the cosine
+    direction of the teacher's embedding of that piece's text, so pieces the teacher reads alike
+    (`cant talk, mom is home` and `my parents r home`) are encoded alike though the labels never
+    paired them. content [S, T, H]; rows [S, T] teacher rows (-1 where none); teacher [R, D] float16."""
+    keep = rows >= 0
+    if not keep.any():
+        return content.sum() * 0.0
+    student = F.normalize(projection(content[keep]), dim=-1)
+    target = teacher[rows[keep]].to(torch.float32)
+    return (1.0 - (student * target).sum(-1)).mean()

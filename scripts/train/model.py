@@ -107,14 +107,23 @@ class ConversationRisk(nn.Module):
             plain.tok.half()
         return plain.eval()
 
+    def pooled_tokens(self, input_ids, tok_mask):
+        """Each piece's token embeddings, masked mean + max: [B, T, L] ids -> [B, T, 2E]."""
+        e = self.tok(input_ids) if not self.pretrained else F.embedding(input_ids, self.table())  # [B, T, L, E]
+        if e.dtype != torch.float32:  # a float16 table (folded(half_table=True)); no node otherwise
+            e = e.float()
+        return masked_mean_max(e, tok_mask)
+
+    def piece_content(self, input_ids):
+        """What each piece says, before who said it and the ages: [B, T, L] ids -> [B, T, H]. The
+        teacher's distillation (losses.py distill_loss) reads it; heads adds the speaker and ages."""
+        return self.turn_proj(self.pooled_tokens(input_ids, (input_ids != 0).to(torch.float32)))
+
     def heads(self, input_ids, speaker_ids, age_features, turn_rows=None):
         """The raw heads: harm logit [B], side scores of user1 and of user2 [B, 1] each, per-turn harm logits [R, T]."""
         tok_mask = (input_ids != 0).to(torch.float32)  # [B, T, L]
         turn_mask = (speaker_ids != 0).to(torch.float32)  # [B, T]
-        e = self.tok(input_ids) if not self.pretrained else F.embedding(input_ids, self.table())  # [B, T, L, E]
-        if e.dtype != torch.float32:  # a float16 table (folded(half_table=True)); no node otherwise
-            e = e.float()
-        t = masked_mean_max(e, tok_mask)  # [B, T, 2E]
+        t = self.pooled_tokens(input_ids, tok_mask)  # [B, T, 2E]
         read_as = speaker_ids.clamp(max=1) * 3 if self.blind_reading else speaker_ids  # padding stays 0
         t = torch.tanh(self.turn_proj(t) + self.spk(read_as) + self.age_turn(age_features).unsqueeze(1))
         t = self.drop(t)

@@ -29,9 +29,10 @@ from data import (  # noqa: E402
     MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, batches, collate, load_conversations, load_pretrained, seed_everything,
     validation_split, vocab_size_of,
 )
-from losses import add_running_losses, aggregate  # noqa: E402
+from losses import add_running_losses, aggregate, distill_loss  # noqa: E402
 from model import ConversationRisk  # noqa: E402
 from onnx_export import export_contract_onnx  # noqa: E402
+from teacher import load_teacher, teacher_rows  # noqa: E402
 from validation import evaluate  # noqa: E402
 from views import augment, rendered_view  # noqa: E402
 
@@ -62,6 +63,8 @@ def main():
     ap.add_argument("--embeddings", help="float32 matrix [vocab, d] of pretrained vectors (build-tokenizer.ts --embeddings-out)")
     ap.add_argument("--pretrained-residual", action="store_true", help="also learn a correction for words that have a pretrained vector")
     ap.add_argument("--blind-reading", action=argparse.BooleanOptionalAction, default=False, help="read every turn as flat text is read, speakers only choosing what each side's head pools (model.py); off in every release so far")
+    ap.add_argument("--teacher", help="directory of teacher.py's embeddings of the training pieces: distil them into the piece encoder (off in every release so far)")
+    ap.add_argument("--teacher-weight", type=float, default=0.5, help="weight of the distillation loss (losses.py distill_loss)")
     ap.add_argument("--checkpoint", choices=("val-loss", "last"), default="val-loss", help="the epoch kept: the lowest validation loss (every release) or the last")
     args = ap.parse_args()
 
@@ -80,7 +83,18 @@ def main():
         print(f"pretrained vectors: {covered} of {vocab_size} entries", flush=True)
     model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual,
                              blind_reading=args.blind_reading)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    params = list(model.parameters())
+    teacher = projection = None
+    if args.teacher:
+        # The projection is the teacher's side of the loss: trained with the student, never exported.
+        teacher, index = load_teacher(args.teacher)
+        projection = torch.nn.Linear(args.hidden, teacher.shape[1])
+        params += list(projection.parameters())
+        for c in train:
+            c["teacher_rows"] = teacher_rows(c, index)
+        del index
+        print(f"teacher: {teacher.shape[0]} piece embeddings, weight {args.teacher_weight}", flush=True)
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=args.weight_decay)
     steps = max(1, args.epochs * math.ceil(len(train) / args.batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
     rng = random.Random(args.seed)
@@ -91,9 +105,18 @@ def main():
         model.train()
         t0 = time.time()
         total = 0.0
+        distilled = 0.0
         for b in batches(train, args.batch, True, rng):
             ids, spk, ages, owner = collate(b)
             target = torch.tensor([c["speaker"] for c in b])
+            if teacher is not None:
+                rows = torch.full(spk.shape, -1, dtype=torch.int64)
+                r = 0
+                for c in b:
+                    for seg_rows in c["teacher_rows"]:
+                        rows[r, : len(seg_rows)] = torch.tensor(seg_rows, dtype=torch.int64)
+                        r += 1
+                distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
             ids, spk, ages, target = augment(ids, spk, ages, owner, target, args.token_dropout)
             h, s, th = model(ids, spk, ages)
             cl, sp = aggregate(h, s, owner, len(b))
@@ -101,6 +124,8 @@ def main():
             sided = torch.tensor([not c["flat"] for c in b])
             loss = F.binary_cross_entropy_with_logits(cl, y)
             loss = add_running_losses(loss, th, spk, y[owner], b, args)
+            if teacher is not None:
+                loss = loss + args.teacher_weight * distill
             if args.view_rate > 0:
                 # The score must not follow how the chat was cut into lines: the same chat flat or
                 # re-cut is trained on its label and pulled towards the original's probability.
@@ -126,8 +151,10 @@ def main():
             opt.step()
             sched.step()
             total += float(loss) * len(b)
+            if teacher is not None:
+                distilled += float(distill) * len(b)
         metrics, _, _ = evaluate(model, val)
-        row = {"epoch": epoch + 1, "train_loss": total / len(train), "seconds": round(time.time() - t0, 1), **{f"val_{k}": v for k, v in metrics.items()}}
+        row = {"epoch": epoch + 1, "train_loss": total / len(train), **({"train_distill": distilled / len(train)} if teacher is not None else {}), "seconds": round(time.time() - t0, 1), **{f"val_{k}": v for k, v in metrics.items()}}
         history.append(row)
         print(json.dumps(row), flush=True)
         if best is None or metrics["loss"] < best[0] or args.checkpoint == "last":
@@ -145,7 +172,9 @@ def main():
             "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
             "history": history,
             "selected_epoch": best[2],
-            "hyperparameters": {k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings")},
+            # The teacher's weight only where it taught, so a member trained without one records what it always did.
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight")},
+                                **({"teacher_weight": args.teacher_weight} if args.teacher else {})},
             "pretrained_vectors": bool(args.embeddings),
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,

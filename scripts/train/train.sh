@@ -28,6 +28,7 @@
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
+#   npm run train -- --teacher-weight 0.5 --version x --out DIR  # all-MiniLM-L6-v2's embedding of every training piece distilled into each member's piece encoder (teacher.py; no release)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -35,7 +36,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 # The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
 PY="${PYTHON:-}"
-SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
+SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8; TEACHER_WEIGHT=0
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
 # repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
@@ -148,6 +149,7 @@ while [[ $# -gt 0 ]]; do
     --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
     --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
+    --teacher-weight) TEACHER_WEIGHT="$2"; shift 2 ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
@@ -160,6 +162,7 @@ for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
+[[ "$TEACHER_WEIGHT" =~ ^([0-9]+|[0-9]*\.[0-9]+)$ ]] || { echo "train.sh: --teacher-weight takes a weight (0.5), not $TEACHER_WEIGHT" >&2; exit 2; }
 (( BLIND_MEMBERS <= MEMBERS )) || { echo "train.sh: --blind-members $BLIND_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
@@ -241,6 +244,12 @@ esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
   --max-flat-tokens "$FLAT_PIECE" --max-tokens "$TURN_PIECE_TOKENS"
+if [[ ! "$TEACHER_WEIGHT" =~ ^0*\.?0*$ ]]; then
+  # Training time only: the ONNX graph holds none of it (teacher.py, losses.py distill_loss).
+  step "teacher (all-MiniLM-L6-v2 over the training pieces; about 30 min for a release's corpus on 2 cores)"
+  HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/teacher.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/teacher"
+  TRAIN_ARGS+=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER_WEIGHT")
+fi
 reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
   local extra=()

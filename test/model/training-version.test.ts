@@ -137,6 +137,7 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0', '--members', '1', '--errands', '0']],
     [['--vocab', 'wordpiece', '--version', 'x', ...OUT]],
     [['--smoke', '--view-rate', '0.8', ...OUT]],
+    [['--teacher-weight', '0.5', '--version', 'x', ...OUT]],
   ])('goes on with a released recipe, or a named one with its own directory (%j)', (args) => {
     const r = trainSh(args);
     expect(r.stderr).toContain('lacks torch or onnx');
@@ -151,6 +152,7 @@ describe('train.sh: versions and output', () => {
     [['--epochs', '09'], '--epochs takes a positive whole number, not 09'],
     [['--turn-piece-tokens', '0'], '--turn-piece-tokens takes a positive whole number, not 0'],
     [['--blind-members', '3'], '--blind-members 3 is more than the 2 member(s)'],
+    [['--teacher-weight', 'half'], '--teacher-weight takes a weight (0.5), not half'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
