@@ -28,7 +28,7 @@
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
-#   npm run train -- --teacher-weight 0.5 --version x --out DIR  # all-MiniLM-L6-v2's embedding of every training piece distilled into each member's piece encoder (teacher.py; no release)
+#   npm run train -- --teacher 0.5 --version x --out DIR       # all-MiniLM-L6-v2's reading of every training piece distilled into each member's piece encoder at that weight (teacher.py; 3.10.0: 0)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -36,9 +36,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 # The training interpreter: PYTHON, or the project-local .venv made from requirements/train.lock below.
 PY="${PYTHON:-}"
-SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8; TEACHER_WEIGHT=0
+SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the share of one-line flat views, the
+# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
@@ -49,7 +49,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -63,6 +63,7 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
     MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     TEXTING|PHRASINGS) [[ "$2" == 0 || "$2" == 1 ]] ;;
+    TEACHER) [[ "$2" =~ ^(0|[1-9][0-9]*|[0-9]+\.[0-9]*[1-9])$ ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -73,6 +74,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     MEMBERS) echo "is a positive integer" ;;
     EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
     TEXTING|PHRASINGS) echo "is 0 or 1" ;;
+    TEACHER) echo "takes a weight (0: none; 0.5)" ;;
     *) echo "takes a whole number" ;;
   esac
 }
@@ -149,7 +151,6 @@ while [[ $# -gt 0 ]]; do
     --onset-weight) TRAIN_ARGS+=(--onset-weight "$2"); shift 2 ;;
     --view-merge-rate) TRAIN_ARGS+=(--view-merge-rate "$2"); shift 2 ;;
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
-    --teacher-weight) TEACHER_WEIGHT="$2"; shift 2 ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
@@ -162,7 +163,6 @@ for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
-[[ "$TEACHER_WEIGHT" =~ ^([0-9]+|[0-9]*\.[0-9]+)$ ]] || { echo "train.sh: --teacher-weight takes a weight (0.5), not $TEACHER_WEIGHT" >&2; exit 2; }
 (( BLIND_MEMBERS <= MEMBERS )) || { echo "train.sh: --blind-members $BLIND_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
@@ -186,7 +186,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -244,11 +244,11 @@ esac
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
   --max-flat-tokens "$FLAT_PIECE" --max-tokens "$TURN_PIECE_TOKENS"
-if [[ ! "$TEACHER_WEIGHT" =~ ^0*\.?0*$ ]]; then
+if [[ $TEACHER != 0 ]]; then
   # Training time only: the ONNX graph holds none of it (teacher.py, losses.py distill_loss).
   step "teacher (all-MiniLM-L6-v2 over the training pieces; about 30 min for a release's corpus on 2 cores)"
   HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/teacher.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/teacher"
-  TRAIN_ARGS+=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER_WEIGHT")
+  TRAIN_ARGS+=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER")
 fi
 reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
