@@ -28,7 +28,7 @@
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
-#   npm run train -- --teacher 0.5 --version x --out DIR       # all-MiniLM-L6-v2's reading of every training piece distilled into each member's piece encoder at that weight (teacher.py; 3.10.0: 0)
+#   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the first ones, at that weight (teacher.py; 3.10.0: 0 and 0)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -38,7 +38,7 @@ cd "$ROOT"
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight, the share of one-line flat views, the
+# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight and how many members (the first ones) it teaches, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
@@ -49,7 +49,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -129,7 +129,7 @@ while [[ $# -gt 0 ]]; do
       # architecture, flat cut or input given here would fail in ensemble.py, hours later, or mislabel it.
       for opt in ${BASH_REMATCH[2]}; do
         case "$opt" in
-          --seed|--hidden|--emb|--flat-piece-tokens|--turn-piece-tokens|--pretrained-residual|--embeddings|--segments|--tokenizer|--out|--threads)
+          --seed|--hidden|--emb|--flat-piece-tokens|--turn-piece-tokens|--pretrained-residual|--embeddings|--segments|--tokenizer|--out|--threads|--teacher|--teacher-weight)
             echo "train.sh: --member-args may not set $opt: train.sh sets it for every member" >&2; exit 2 ;;
         esac
       done
@@ -164,6 +164,13 @@ for key in "${RECIPE_KEYS[@]}"; do
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
 (( BLIND_MEMBERS <= MEMBERS )) || { echo "train.sh: --blind-members $BLIND_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
+(( TEACHER_MEMBERS <= MEMBERS )) || { echo "train.sh: --teacher-members $TEACHER_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
+# A weight that teaches no member, or members taught at no weight, would name one model two ways.
+if [[ $TEACHER == 0 && $TEACHER_MEMBERS != 0 ]]; then
+  echo "train.sh: --teacher-members $TEACHER_MEMBERS with --teacher 0 teaches nothing: give the teacher a weight (0.5)" >&2; exit 2
+elif [[ $TEACHER != 0 && $TEACHER_MEMBERS == 0 ]]; then
+  echo "train.sh: --teacher $TEACHER teaches no member: give --teacher-members (1 to $MEMBERS)" >&2; exit 2
+fi
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
@@ -186,7 +193,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER, one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -248,13 +255,14 @@ if [[ $TEACHER != 0 ]]; then
   # Training time only: the ONNX graph holds none of it (teacher.py, losses.py distill_loss).
   step "teacher (all-MiniLM-L6-v2 over the training pieces; about 30 min for a release's corpus on 2 cores)"
   HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/teacher.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/teacher"
-  TRAIN_ARGS+=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER")
 fi
 reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
+is_taught() { (( $1 <= TEACHER_MEMBERS )); }  # position (1-based): the first TEACHER_MEMBERS members are taught (train.py --teacher)
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
   local extra=()
   [[ -z "${4:-}" ]] || read -r -a extra <<< "$4"
   ! reads_blind "$1" || extra=(--blind-reading ${extra[@]+"${extra[@]}"})
+  ! is_taught "$1" || extra=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER" ${extra[@]+"${extra[@]}"})
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
     --out "$3" --epochs "$EPOCHS" --seed "$2" --threads 2 --flat-piece-tokens "$FLAT_PIECE" --turn-piece-tokens "$TURN_PIECE_TOKENS" \
     ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
@@ -267,7 +275,7 @@ else
   ENSEMBLE_ARGS=()
   for ((k = 0; k < MEMBERS; k++)); do
     s=$((SEED + k))
-    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
     train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done

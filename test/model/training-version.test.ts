@@ -87,11 +87,11 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher', '0.5']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher', '0.5', '--teacher-members', '2']], [['--teacher', '0.5', '--teacher-members', '1']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+, one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
@@ -137,7 +137,7 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0', '--members', '1', '--errands', '0']],
     [['--vocab', 'wordpiece', '--version', 'x', ...OUT]],
     [['--smoke', '--view-rate', '0.8', ...OUT]],
-    [['--teacher', '0.5', '--version', 'x', ...OUT]],
+    [['--teacher', '0.5', '--teacher-members', '1', '--version', 'x', ...OUT]],
   ])('goes on with a released recipe, or a named one with its own directory (%j)', (args) => {
     const r = trainSh(args);
     expect(r.stderr).toContain('lacks torch or onnx');
@@ -154,6 +154,11 @@ describe('train.sh: versions and output', () => {
     [['--blind-members', '3'], '--blind-members 3 is more than the 2 member(s)'],
     [['--teacher', 'half'], '--teacher takes a weight (0: none; 0.5), not half'],
     [['--teacher', '0.50'], '--teacher takes a weight (0: none; 0.5), not 0.50'],
+    [['--teacher', '0.5'], '--teacher 0.5 teaches no member: give --teacher-members (1 to 2)'],
+    [['--teacher-members', '1'], '--teacher-members 1 with --teacher 0 teaches nothing'],
+    [['--teacher', '0.5', '--teacher-members', '3'], '--teacher-members 3 is more than the 2 member(s)'],
+    [['--teacher-members', 'one'], '--teacher-members takes a whole number, not one'],
+    [['--member-args', '2:--teacher-weight 0'], '--member-args may not set --teacher-weight'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
