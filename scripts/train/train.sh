@@ -12,23 +12,23 @@
 #   npm run train -- --vocab wordpiece --version x --out DIR        # ablation: WordPiece from scratch, no pretrained vectors
 #   npm run train -- --without flat,register --version x --out DIR  # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --turn-piece-tokens 32 --flat-piece-tokens 32 --version x --out DIR  # contract 3, 32-token pieces (3.2.0)
-#   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.10.0: 8 both)
+#   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.11.0: 8 both)
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
-#   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.10.0: 3000)
+#   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.11.0: 3000)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
-#   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.10.0: 3000 and 9000)
-#   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.10.0: 0)
-#   npm run train -- --asl 0 --version x --out DIR             # without the benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.10.0: 3000; 3.9.0: 2000)
-#   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.10.0: 1500)
-#   npm run train -- --peers 0 --version x --out DIR           # without the long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.10.0: 2000; 3.9.0: 0)
-#   npm run train -- --contacts 0 --version x --out DIR        # without the benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.10.0: 2000; 3.9.0: 0)
+#   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.11.0: 3000 and 9000)
+#   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.11.0: 0)
+#   npm run train -- --asl 0 --version x --out DIR             # without the benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.11.0: 3000; 3.9.0: 2000)
+#   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.11.0: 1500)
+#   npm run train -- --peers 0 --version x --out DIR           # without the long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.11.0: 2000; 3.9.0: 0)
+#   npm run train -- --contacts 0 --version x --out DIR        # without the benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.11.0: 2000; 3.9.0: 0)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --phrasings --version x --out DIR         # more wording for the relationship banks, train split only (phrases-training.ts; no release yet)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
-#   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the first ones, at that weight (teacher.py; 3.10.0: 0 and 0)
+#   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -38,7 +38,7 @@ cd "$ROOT"
 PY="${PYTHON:-}"
 SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
-# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight and how many members (the first ones) it teaches, the share of one-line flat views, the
+# repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight and how many members (the last ones) it teaches, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
@@ -257,7 +257,7 @@ if [[ $TEACHER != 0 ]]; then
   HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/teacher.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/teacher"
 fi
 reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
-is_taught() { (( $1 <= TEACHER_MEMBERS )); }  # position (1-based): the first TEACHER_MEMBERS members are taught (train.py --teacher)
+is_taught() { (( $1 > MEMBERS - TEACHER_MEMBERS )); }  # position (1-based): the last TEACHER_MEMBERS members are taught (train.py --teacher)
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
   local extra=()
   [[ -z "${4:-}" ]] || read -r -a extra <<< "$4"

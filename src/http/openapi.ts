@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.10.0',
+            version: '3.11.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: 'b3b61d62ea4beef8ed356f01c65f9a2674b381b7fde97e1c7433e9c2877372d0', bytes: 15776827 } },
+            files: { 'model.onnx': { sha256: '1ad41e3fbe225c443667f7b6319d87e458a9e0fcbf630b3e61b2df09a9abbcf3', bytes: 15776827 } },
           }),
         },
       },

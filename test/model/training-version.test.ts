@@ -1,6 +1,6 @@
 // train.sh names a model after the released recipe it trains, and refuses, before any work, to give a
-// released name or the shipped model's directory to anything else: a package labelled 3.10.0 must be
-// 3.10.0's recipe.
+// released name or the shipped model's directory to anything else: a package labelled 3.11.0 must be
+// 3.11.0's recipe.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,7 +87,7 @@ describe('train.sh: versions and output', () => {
     expect(r.status).toBe(2);
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher', '0.5', '--teacher-members', '2']], [['--teacher', '0.5', '--teacher-members', '1']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -120,16 +120,18 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0']],
     [['--recipe', '3.5.0', '--friends', '1500', '--strangers', '3000', '--courtship', '3000', '--texting', '--view-one-line-rate', '0.75', '--checkpoint', 'last', '--blind-members', '1', '--turn-piece-tokens', '8', '--version', '3.6.0']],
     [['--recipe', '3.6.0']],
-    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--version', '3.6.0']],
+    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--version', '3.6.0']],
     [['--recipe', '3.7.0']],
-    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--version', '3.7.0']],
-    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--version', '3.8.0']],
+    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--version', '3.7.0']],
+    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--version', '3.8.0']],
     [['--recipe', '3.8.0', '--asl', '2000', '--daily', '1500', '--version', '3.9.0']],
     [['--recipe', '3.8.0']],
-    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--version', '3.9.0']],
+    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--version', '3.9.0']],
     [['--recipe', '3.9.0', '--courtship', '9000', '--asl', '3000', '--peers', '2000', '--contacts', '2000', '--version', '3.10.0']],
     [['--recipe', '3.9.0']],
     [['--recipe', '3.10.0']],
+    [['--recipe', '3.10.0', '--teacher', '0.5', '--teacher-members', '1', '--version', '3.11.0']],
+    [['--teacher', '0', '--teacher-members', '0', '--version', '3.10.0']],
     [['--recipe', '3.7.0', '--asl', '1000', '--friends', '3000', '--version', '3.8.0']],
     [['--recipe', '3.6.0', '--courtship', '6000', '--version', '3.7.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
@@ -154,8 +156,8 @@ describe('train.sh: versions and output', () => {
     [['--blind-members', '3'], '--blind-members 3 is more than the 2 member(s)'],
     [['--teacher', 'half'], '--teacher takes a weight (0: none; 0.5), not half'],
     [['--teacher', '0.50'], '--teacher takes a weight (0: none; 0.5), not 0.50'],
-    [['--teacher', '0.5'], '--teacher 0.5 teaches no member: give --teacher-members (1 to 2)'],
-    [['--teacher-members', '1'], '--teacher-members 1 with --teacher 0 teaches nothing'],
+    [['--teacher-members', '0'], '--teacher 0.5 teaches no member: give --teacher-members (1 to 2)'],
+    [['--teacher', '0'], '--teacher-members 1 with --teacher 0 teaches nothing'],
     [['--teacher', '0.5', '--teacher-members', '3'], '--teacher-members 3 is more than the 2 member(s)'],
     [['--teacher-members', 'one'], '--teacher-members takes a whole number, not one'],
     [['--member-args', '2:--teacher-weight 0'], '--member-args may not set --teacher-weight'],
