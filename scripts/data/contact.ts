@@ -334,7 +334,7 @@ export function strangerSlice(seed: number, count: number, sw: DataSwitches): La
  */
 const ASL_FAMILIES: readonly Family[] = STRANGER_FAMILIES.filter((f) => f.name === 'stranger_peers' || f.name === 'stranger_leaves');
 
-/** `count` benign first contacts with a young age stated (ASL_FAMILIES), in training and validation (ASL in the recipes; 0 before 3.8.0, 1,000 in 3.8.0, 2,000 in 3.9.0, 3,000 in 3.10.0). */
+/** `count` benign first contacts with a young age stated (ASL_FAMILIES), in training and validation (ASL in the recipes; 0 before 3.8.0, 1,000 in 3.8.0, 2,000 in 3.9.0, 3,000 since 3.10.0). */
 export function aslSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0xa51a9e, 'asl', ASL_FAMILIES, count, sw);
 }
@@ -377,7 +377,7 @@ const PEER_LONG_FAMILIES: readonly Family[] = [
   { name: 'stranger_adults_long', harmful: false, weight: 1, ages: ['young', 'young'], requires: 'long', build: (c) => contactGoesOn(c, ADULT_TOPICS, ADULT_MENTIONS) },
 ];
 
-/** `count` long benign chats between stated peers (PEER_LONG_FAMILIES), half of them narrow, in training and validation (PEERS in the recipes; 0 before 3.10.0, 2,000 in 3.10.0). */
+/** `count` long benign chats between stated peers (PEER_LONG_FAMILIES), half of them narrow, in training and validation (PEERS in the recipes; 0 before 3.10.0, 2,000 since 3.10.0). */
 export function peerSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   if (!sw.long) return [];
   const narrow = Math.floor(count / 2);
@@ -413,7 +413,7 @@ const PEER_CONTACT_FAMILIES: readonly Family[] = [
   { name: 'stranger_adults_more', harmful: false, weight: 1, ages: ['young', 'young'], build: (c) => contactGoesOnAWhile(c, ADULT_TOPICS, ADULT_MENTIONS) },
 ];
 
-/** `count` first contacts between stated peers that go on a little (PEER_CONTACT_FAMILIES), in training and validation (CONTACTS in the recipes; 0 before 3.10.0, 2,000 in 3.10.0). */
+/** `count` first contacts between stated peers that go on a little (PEER_CONTACT_FAMILIES), in training and validation (CONTACTS in the recipes; 0 before 3.10.0, 2,000 since 3.10.0). */
 export function peerContactSlice(seed: number, count: number, sw: DataSwitches): LabeledConversation[] {
   return trainingSlice(seed, 0x9ec0a7, 'contacts', PEER_CONTACT_FAMILIES, count, sw);
 }
