@@ -163,8 +163,11 @@ for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
-(( BLIND_MEMBERS <= MEMBERS )) || { echo "train.sh: --blind-members $BLIND_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
-(( TEACHER_MEMBERS <= MEMBERS )) || { echo "train.sh: --teacher-members $TEACHER_MEMBERS is more than the $MEMBERS member(s)" >&2; exit 2; }
+# Settings that count members, the last ones (reads_blind, is_taught below).
+for key in BLIND_MEMBERS TEACHER_MEMBERS; do
+  option="--${key,,}"
+  (( ${!key} <= MEMBERS )) || { echo "train.sh: ${option//_/-} ${!key} is more than the $MEMBERS member(s)" >&2; exit 2; }
+done
 # A weight that teaches no member, or members taught at no weight, would name one model two ways.
 if [[ $TEACHER == 0 && $TEACHER_MEMBERS != 0 ]]; then
   echo "train.sh: --teacher-members $TEACHER_MEMBERS with --teacher 0 teaches nothing: give the teacher a weight (0.5)" >&2; exit 2
