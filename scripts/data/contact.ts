@@ -170,6 +170,18 @@ const DISTANCE: readonly Topic[] = [CALL, AFFECTION, GIFT, CARE];
 /** What two teenagers going out say: affection, calls, jealousy, care, flirting; no rooms or rides. */
 const TEEN_COUPLE: readonly Topic[] = [AFFECTION, CALL, JEALOUS, CARE, [P.T_FLIRT, P.T_FLIRT]];
 
+/**
+ * The share of a relationship's events in which role A says a line of their own life: `usual`, or
+ * with `livesSaid` (`corpus.ts --lives`; off in every recipe) 0.24 in the train split, taken from everyday small talk. 3.10.0 found the
+ * harmful windows in which the adult says a line of their life no more often than those without one
+ * (docs/training.md, "Wording, not talk"): heard about twice as often in every relationship family alike (a
+ * courting adult's, partners', a teen's, a parent's), a side's life is no cue alone and only who
+ * holds which beside the other's is. Validation, test and the proxies keep the usual share.
+ */
+function livesShare(ctx: Ctx, usual: number): number {
+  return ctx.split === 'train' && ctx.sw.livesSaid === true ? 0.24 : usual;
+}
+
 interface Lives {
   /** Role A's life around the chat, and role B's. */
   a: readonly string[];
@@ -183,6 +195,7 @@ interface Lives {
  */
 function relationship(ctx: Ctx, topics: readonly Topic[], lives: Lives, harmful: boolean, mutual: boolean): Move[] {
   const { rng } = ctx;
+  const saidA = 0.68 + livesShare(ctx, 0.12);
   const events = rng.int(6, 28);
   for (let i = 0; i < events; i++) {
     const x = rng.next();
@@ -196,7 +209,7 @@ function relationship(ctx: Ctx, topics: readonly Topic[], lives: Lives, harmful:
         const bank = rng.pick([P.EVERYDAY_REPLY, C.RL_CARE, C.RL_AFFECTION]);
         ctx.say('A', bank, harmful && bank !== P.EVERYDAY_REPLY);
       }
-    } else if (x < 0.8) {
+    } else if (x < saidA) {
       ctx.say('A', lives.a);
       if (rng.chance(0.7)) ctx.say('B', P.EVERYDAY_REPLY);
     } else if (x < 0.95) ctx.everyday();
@@ -210,6 +223,7 @@ function relationship(ctx: Ctx, topics: readonly Topic[], lives: Lives, harmful:
  * comes up too, so an adult's life beside a child's is no cue on its own.
  */
 function parentCare(ctx: Ctx): Move[] {
+  const saidA = 0.8 + livesShare(ctx, 0.1);
   const events = ctx.rng.int(4, 18);
   for (let i = 0; i < events; i++) {
     const x = ctx.rng.next();
@@ -218,7 +232,7 @@ function parentCare(ctx: Ctx): Move[] {
     else if (x < 0.8) {
       ctx.say('B', C.CHILD_LIFE);
       if (ctx.rng.chance(0.7)) ctx.say('A', ctx.rng.pick([C.PARENT_CARE, P.EVERYDAY_REPLY]));
-    } else if (x < 0.9) {
+    } else if (x < saidA) {
       ctx.say('A', C.ADULT_LIFE);
       if (ctx.rng.chance(0.6)) ctx.say('B', P.EVERYDAY_REPLY);
     } else ctx.everyday();

@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--lives]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -20,6 +20,7 @@
 // --peers adds that many long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice).
 // --contacts adds that many benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice).
 // --phrasings gives the train split more wording for the relationship banks (phrases-training.ts).
+// --lives has each side of the train split's relationship windows say a line of their own life about twice as often (contact.ts livesShare).
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
 // reply threads between two people, split by day) as hosts only: as standalone benign records their
 // shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
@@ -97,6 +98,8 @@ export interface CorpusOptions {
   texting?: boolean | undefined;
   /** More wording for the relationship banks, drawn by the train split only (phrases-training.ts; default off). */
   phrasings?: boolean | undefined;
+  /** Each side's own life said more often in relationship windows, train split only (contact.ts livesShare; default off). */
+  lives?: boolean | undefined;
 }
 
 /**
@@ -138,7 +141,7 @@ function evenly<T>(records: readonly T[], limit: number): T[] {
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
-  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true };
+  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true, livesSaid: o.lives === true };
   const out: LabeledConversation[] = [];
   if (o.synthetic) out.push(...generate({ ...sw, seed: o.seed, n: o.n }));
   if (o.real) {
@@ -218,6 +221,7 @@ if (import.meta.main) {
       ...sliceOptions,
       texting: { type: 'boolean', default: false },
       phrasings: { type: 'boolean', default: false },
+      lives: { type: 'boolean', default: false },
     },
   });
   const thinShare = Number(values['thin-share']);
@@ -242,6 +246,7 @@ if (import.meta.main) {
     ...Object.fromEntries(SLICE_NAMES.map((name) => [name, Number(values[name])])),
     texting: values.texting,
     phrasings: values.phrasings,
+    lives: values.lives,
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

@@ -76,6 +76,8 @@ export interface DataSwitches {
    * DATA_SWITCHES: off unless a recipe sets PHRASINGS=1, so the recipes before it build the same corpus.
    */
   trainingPhrasings?: boolean;
+  /** Each side's own life said more often in relationship windows, in the train split only (contact.ts livesShare; corpus.ts --lives, off in every recipe). */
+  livesSaid?: boolean;
 }
 
 export const DATA_SWITCHES: readonly (keyof DataSwitches)[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];

@@ -18,11 +18,12 @@ import {
   rideTestChats,
   strangerSlice,
 } from '../../scripts/data/contact.ts';
-import { buildCorpus } from '../../scripts/data/corpus.ts';
-import { allSwitches, cutExcerpt, phrasingSplits, type Move } from '../../scripts/data/generate.ts';
+import { buildCorpus, testSplitOf } from '../../scripts/data/corpus.ts';
+import { Ctx, allSwitches, cutExcerpt, phrasingSplits, sampleAge, type Move } from '../../scripts/data/generate.ts';
 import * as C from '../../scripts/data/phrases-contact.ts';
 import * as P from '../../scripts/data/phrases.ts';
 import { createRng } from '../../scripts/data/rng.ts';
+import type { Split } from '../../scripts/data/record.ts';
 import { parseTurns } from '../../src/scoring/conversation.ts';
 
 const sw = allSwitches(true);
@@ -195,6 +196,34 @@ describe('contact data: first contact between strangers and relationships under 
     const childLife = C.CHILD_LIFE.filter((p) => !p.includes('{'));
     const teens = whole.filter((r) => r.family === 'stranger_peers_more');
     expect(teens.filter((r) => childLife.some((p) => r.conversation.toLowerCase().includes(p))).length).toBeGreaterThan(teens.length / 4);
+  });
+
+  it("hears each side's own life twice as often in every relationship family's train split with livesSaid, and nowhere else", () => {
+    // A's own life: a courting adult's, a partner's, a teen's, a parent's work (livesShare).
+    const ownLife = { courtship_child: C.ADULT_LIFE, partners_adult: C.ADULT_LIFE, teen_couple: C.CHILD_LIFE, parent_care: C.ADULT_LIFE };
+    const build = (name: keyof typeof ownLife, split: Split, livesSaid: boolean, seed: number): Move[] => {
+      const family = COURTSHIP_FAMILIES.find((f) => f.name === name);
+      if (family === undefined) throw new Error(name);
+      const rng = createRng(seed);
+      return family.build(new Ctx(rng, split, sampleAge(family.ages[1], rng), { ...sw, livesSaid }));
+    };
+    for (const [name, bank] of Object.entries(ownLife) as [keyof typeof ownLife, readonly string[]][]) {
+      const heads = bank.map((p) => p.split('{')[0]!.trim()).filter((h) => h.length >= 6);
+      const share = (livesSaid: boolean): number => {
+        const moves = Array.from({ length: 400 }, (_, i) => build(name, 'train', livesSaid, 1000 + i)).flat();
+        return moves.filter((m) => m.role === 'A' && heads.some((h) => m.text.toLowerCase().includes(h))).length / moves.length;
+      };
+      expect(share(true) / share(false), name).toBeGreaterThan(1.6);
+      // Validation, test and the proxies keep the usual share: the same chats, move for move.
+      for (const split of ['val', 'test'] as const) expect(build(name, split, true, 42), `${name} ${split}`).toEqual(build(name, split, false, 42));
+    }
+    // Off unless a corpus asks for it; asked for, the test split stays the one the releases were measured on.
+    const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 200 };
+    const unasked = buildCorpus(o);
+    expect(buildCorpus({ ...o, lives: false })).toEqual(unasked);
+    const asked = buildCorpus({ ...o, lives: true });
+    expect(asked).not.toEqual(unasked);
+    expect(asked.filter((r) => r.split === 'test')).toEqual(testSplitOf(o));
   });
 
   it("draws the eval's ride chats in the test split, with the ride banks' held-out phrasings", () => {
