@@ -172,11 +172,12 @@ const TEEN_COUPLE: readonly Topic[] = [AFFECTION, CALL, JEALOUS, CARE, [P.T_FLIR
 
 /**
  * The share of a relationship's events in which role A says a line of their own life: `usual`, or
- * with `livesSaid` (`corpus.ts --lives`; off in every recipe) 0.24 in the train split, taken from everyday small talk. 3.10.0 found the
- * harmful windows in which the adult says a line of their life no more often than those without one
- * (docs/training.md, "Wording, not talk"): heard about twice as often in every relationship family alike (a
- * courting adult's, partners', a teen's, a parent's), a side's life is no cue alone and only who
- * holds which beside the other's is. Validation, test and the proxies keep the usual share.
+ * 0.24 in the train split with `livesSaid` (`corpus.ts --lives`; off in every recipe), taken from
+ * everyday small talk. 3.10.0 found the harmful windows in which the adult says a line of their life
+ * no more often than those without one (docs/training.md, "Wording, not talk"); heard about twice as
+ * often in every relationship family alike (a courting adult's, partners', a teen's, a parent's), a
+ * side's life was to be no cue alone, only who holds which beside the other's. It was not (run 75).
+ * Validation, test and the proxies keep the usual share.
  */
 function livesShare(ctx: Ctx, usual: number): number {
   return ctx.split === 'train' && ctx.sw.livesSaid === true ? 0.24 : usual;
