@@ -755,9 +755,9 @@ export function cutExcerpt(moves: readonly Move[], familyHarmful: boolean, rng: 
   return { moves: window.map(({ index: _, ...m }) => m), label: familyHarmful && harmful ? 1 : 0 };
 }
 
-/** The moves one family builds (for tests and inspection), before any rendering. */
-export function familyMoves(name: string, seed: number, split: Split = 'train', switches: Partial<DataSwitches> = {}): Move[] {
-  const family = FAMILIES.find((f) => f.name === name);
+/** The moves one family of `families` builds (for tests and inspection), before any rendering. */
+export function familyMoves(name: string, seed: number, split: Split = 'train', switches: Partial<DataSwitches> = {}, families: readonly Family[] = FAMILIES): Move[] {
+  const family = families.find((f) => f.name === name);
   if (family === undefined) throw new Error(`unknown family ${name}`);
   const rng = createRng(seed);
   return family.build(new Ctx(rng, split, sampleAge(family.ages[1], rng), { ...allSwitches(true), ...switches }));

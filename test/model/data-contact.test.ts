@@ -19,7 +19,7 @@ import {
   strangerSlice,
 } from '../../scripts/data/contact.ts';
 import { buildCorpus, testSplitOf } from '../../scripts/data/corpus.ts';
-import { Ctx, allSwitches, cutExcerpt, phrasingSplits, sampleAge, type Move } from '../../scripts/data/generate.ts';
+import { allSwitches, cutExcerpt, familyMoves, phrasingSplits, type Move } from '../../scripts/data/generate.ts';
 import * as C from '../../scripts/data/phrases-contact.ts';
 import * as P from '../../scripts/data/phrases.ts';
 import { createRng } from '../../scripts/data/rng.ts';
@@ -201,13 +201,8 @@ describe('contact data: first contact between strangers and relationships under 
   it("hears each side's own life twice as often in every relationship family's train split with livesSaid, and nowhere else", () => {
     // A's own life: a courting adult's, a partner's, a teen's, a parent's work (livesShare).
     const ownLife = { courtship_child: C.ADULT_LIFE, partners_adult: C.ADULT_LIFE, teen_couple: C.CHILD_LIFE, parent_care: C.ADULT_LIFE };
-    const build = (name: keyof typeof ownLife, split: Split, livesSaid: boolean, seed: number): Move[] => {
-      const family = COURTSHIP_FAMILIES.find((f) => f.name === name);
-      if (family === undefined) throw new Error(name);
-      const rng = createRng(seed);
-      return family.build(new Ctx(rng, split, sampleAge(family.ages[1], rng), { ...sw, livesSaid }));
-    };
-    for (const [name, bank] of Object.entries(ownLife) as [keyof typeof ownLife, readonly string[]][]) {
+    const build = (name: string, split: Split, livesSaid: boolean, seed: number): Move[] => familyMoves(name, seed, split, { livesSaid }, COURTSHIP_FAMILIES);
+    for (const [name, bank] of Object.entries(ownLife)) {
       const heads = bank.map((p) => p.split('{')[0]!.trim()).filter((h) => h.length >= 6);
       const share = (livesSaid: boolean): number => {
         const moves = Array.from({ length: 400 }, (_, i) => build(name, 'train', livesSaid, 1000 + i)).flat();
