@@ -78,6 +78,11 @@ export interface DataSwitches {
   trainingPhrasings?: boolean;
   /** Each side's own life said more often in relationship windows, in the train split only (contact.ts livesShare; corpus.ts --lives, off in every recipe). */
   livesSaid?: boolean;
+  /**
+   * Banks that draw another split's phrasings than the record's (scripts/eval/wording.ts --banks: the
+   * same chats in training wording but for these banks). Never set in a corpus.
+   */
+  wording?: ReadonlyMap<readonly string[], Split>;
 }
 
 export const DATA_SWITCHES: readonly (keyof DataSwitches)[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];
@@ -177,9 +182,10 @@ export class Ctx {
 
   #freshPhrase(bank: readonly string[]): string {
     const splits = phrasingSplits(bank);
-    const own = this.split === 'train' ? [] : bank.filter((_, i) => splits[i] === this.split);
+    const split = this.sw.wording?.get(bank) ?? this.split;
+    const own = split === 'train' ? [] : bank.filter((_, i) => splits[i] === split);
     const shared = bank.filter((_, i) => splits[i] === 'train');
-    if (this.split === 'train' && this.sw.trainingPhrasings === true) shared.push(...(TRAINING_PHRASINGS.get(bank) ?? []));
+    if (split === 'train' && this.sw.trainingPhrasings === true) shared.push(...(TRAINING_PHRASINGS.get(bank) ?? []));
     const pool = own.length > 0 && this.rng.chance(0.7) ? own : shared;
     return this.fill(this.rng.pick(pool.length > 0 ? pool : bank));
   }

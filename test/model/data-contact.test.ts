@@ -221,6 +221,20 @@ describe('contact data: first contact between strangers and relationships under 
     expect(asked.filter((r) => r.split === 'test')).toEqual(testSplitOf(o));
   });
 
+  it("lets an eval draw one bank's phrasings from the test quarter while the rest keep training's (wording.ts --banks)", () => {
+    const quarter = (bank: readonly string[], split: Split): string[] => bank.filter((p, i) => phrasingSplits(bank)[i] === split && !p.includes('{'));
+    const said = (moves: readonly Move[], lines: readonly string[]): number => moves.filter((m) => lines.some((l) => m.text.includes(l))).length;
+    const wording = new Map<readonly string[], Split>([[C.RL_AFFECTION, 'test']]);
+    const chats = (w?: typeof wording): Move[] => Array.from({ length: 200 }, (_, i) => familyMoves('courtship_child', 500 + i, 'train', w ? { wording: w } : {}, COURTSHIP_FAMILIES)).flat();
+    const viewed = chats(wording);
+    const plain = chats();
+    expect(said(plain, quarter(C.RL_AFFECTION, 'test'))).toBe(0);
+    expect(said(viewed, quarter(C.RL_AFFECTION, 'test'))).toBeGreaterThan(20);
+    // Every other bank keeps training's wording: the child's life never reads its held-out quarter.
+    expect(said(viewed, quarter(C.CHILD_LIFE, 'test'))).toBe(0);
+    expect(said(viewed, quarter(C.CHILD_LIFE, 'train'))).toBeGreaterThan(20);
+  });
+
   it("draws the eval's ride chats in the test split, with the ride banks' held-out phrasings", () => {
     const test = rideTestChats(32032, 300, sw);
     expect(test.every((r) => r.label === 0 && r.split === 'test')).toBe(true);
