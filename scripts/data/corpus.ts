@@ -29,7 +29,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitches } from './generate.ts';
+import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitch, type DataSwitches } from './generate.ts';
 import { aslSlice, courtshipSlice, peerContactSlice, peerSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
@@ -44,7 +44,8 @@ export interface CorpusSwitches extends DataSwitches {
   newRealSets: boolean;
   hosted: boolean;
 }
-export const CORPUS_SWITCHES: readonly (keyof CorpusSwitches)[] = [...DATA_SWITCHES, 'newRealSets', 'hosted'];
+export type CorpusSwitch = DataSwitch | 'newRealSets' | 'hosted';
+export const CORPUS_SWITCHES: readonly CorpusSwitch[] = [...DATA_SWITCHES, 'newRealSets', 'hosted'];
 
 /** Switches from a `--without a,b` list; unknown names are an error. */
 export function switchesWithout(without: readonly string[]): CorpusSwitches {
@@ -52,7 +53,7 @@ export function switchesWithout(without: readonly string[]): CorpusSwitches {
   for (const name of without) {
     if (name === '') continue;
     if (!(CORPUS_SWITCHES as readonly string[]).includes(name)) throw new Error(`--without: unknown switch ${name} (known: ${CORPUS_SWITCHES.join(', ')})`);
-    sw[name as keyof CorpusSwitches] = false;
+    sw[name as CorpusSwitch] = false;
   }
   return sw;
 }

@@ -85,7 +85,9 @@ export interface DataSwitches {
   wording?: ReadonlyMap<readonly string[], Split>;
 }
 
-export const DATA_SWITCHES: readonly (keyof DataSwitches)[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];
+/** The names of the switches that turn a data change on or off: every one of DataSwitches but the eval's `wording` view. */
+export type DataSwitch = Exclude<keyof DataSwitches, 'wording'>;
+export const DATA_SWITCHES: readonly DataSwitch[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];
 
 export function allSwitches(on = true): DataSwitches {
   return Object.fromEntries(DATA_SWITCHES.map((k) => [k, on])) as unknown as DataSwitches;

@@ -26,7 +26,9 @@ const SPLITS: readonly Split[] = ['train', 'val', 'test'];
 
 /** Every phrase bank by its exported name. */
 const BANKS = new Map<string, readonly string[]>(
-  [...Object.entries(C), ...Object.entries(P)].filter((e): e is [string, readonly string[]] => Array.isArray(e[1]) && typeof e[1][0] === 'string'),
+  [...Object.entries(C), ...Object.entries(P)].flatMap(([name, value]): Array<[string, readonly string[]]> =>
+    Array.isArray(value) && typeof value[0] === 'string' ? [[name, value as readonly string[]]] : [],
+  ),
 );
 const named = (test: (name: string) => boolean): string[] => [...BANKS.keys()].filter(test);
 const courtshipBank = (name: string): boolean => name.startsWith('RL_');
