@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--lives]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--lives] [--side-ages]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -21,6 +21,7 @@
 // --contacts adds that many benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice).
 // --phrasings gives the train split more wording for the relationship banks (phrases-training.ts).
 // --lives has each side of the train split's relationship windows say a line of their own life about twice as often (contact.ts livesShare).
+// --side-ages keeps every generated record's true ages of both sides (side_ages) for training's side-age loss; the text is unchanged.
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
 // reply threads between two people, split by day) as hosts only: as standalone benign records their
 // shape alone told the classes apart (docs/training.md, the structure baseline), so each appears in both
@@ -101,6 +102,8 @@ export interface CorpusOptions {
   phrasings?: boolean | undefined;
   /** Each side's own life said more often in relationship windows, train split only (contact.ts livesShare; default off). */
   lives?: boolean | undefined;
+  /** Every generated record keeps both sides' true ages (`side_ages`), for training's side-age loss (default off). */
+  sideAges?: boolean | undefined;
 }
 
 /**
@@ -142,7 +145,7 @@ function evenly<T>(records: readonly T[], limit: number): T[] {
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
-  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true, livesSaid: o.lives === true };
+  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true, livesSaid: o.lives === true, sideAges: o.sideAges === true };
   const out: LabeledConversation[] = [];
   if (o.synthetic) out.push(...generate({ ...sw, seed: o.seed, n: o.n }));
   if (o.real) {
@@ -223,6 +226,7 @@ if (import.meta.main) {
       texting: { type: 'boolean', default: false },
       phrasings: { type: 'boolean', default: false },
       lives: { type: 'boolean', default: false },
+      'side-ages': { type: 'boolean', default: false },
     },
   });
   const thinShare = Number(values['thin-share']);
@@ -248,6 +252,7 @@ if (import.meta.main) {
     texting: values.texting,
     phrasings: values.phrasings,
     lives: values.lives,
+    sideAges: values['side-ages'],
   });
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, toJsonl(records));

@@ -1,6 +1,6 @@
 // Turns a corpus into model tensors with the server's own encoder (src/scoring/encode.ts), so
 // training sees exactly the tensors the service feeds the model. One JSONL line per segment:
-//   {conv, seg, split, label, predator, family, source, has_ages, onset_piece, input_ids, speaker_ids, age_features}
+//   {conv, seg, split, label, predator, family, source, has_ages, onset_piece, input_ids, speaker_ids, age_features[, side_ages]}
 //
 //   node scripts/data/export.ts --corpus .tmp/data/corpus.jsonl --tokenizer tok.json --out segments.jsonl
 
@@ -51,6 +51,8 @@ export interface SegmentRow {
   input_ids: number[][];
   speaker_ids: number[];
   age_features: number[];
+  /** user1's and user2's true ages, where the corpus kept them (corpus.ts --side-ages): the side-age loss's target. */
+  side_ages?: [number, number];
 }
 
 export function toRequest(r: LabeledConversation): ScoreRequest {
@@ -110,6 +112,7 @@ export async function exportSegments(
           input_ids: seg.inputIds,
           speaker_ids: seg.speakerIds,
           age_features: enc.ageFeatures,
+          ...(r.side_ages !== undefined ? { side_ages: r.side_ages } : {}),
         });
       }
     }

@@ -79,6 +79,12 @@ export interface DataSwitches {
   /** Each side's own life said more often in relationship windows, in the train split only (contact.ts livesShare; corpus.ts --lives, off in every recipe). */
   livesSaid?: boolean;
   /**
+   * Each generated record keeps the true ages of user1 and user2 (`side_ages`), whether or not the
+   * request states them, for training's side-age loss (train.py --side-ages). Not one of
+   * DATA_SWITCHES: off unless a recipe gives SIDE_AGES a weight, so the recipes before it build the same corpus.
+   */
+  sideAges?: boolean;
+  /**
    * Banks that draw another split's phrasings than the record's (scripts/eval/wording.ts --banks: the
    * same chats in training wording but for these banks). Never set in a corpus.
    */
@@ -833,17 +839,20 @@ export function setOnset(record: LabeledConversation, onsetLine: number | undefi
   if (record.label === 1 && onsetLine !== undefined && renderingTags.length === 0) record.onset_line = onsetLine;
 }
 
-export function ageFields(record: LabeledConversation, ageUser1: number, ageUser2: number, rng: Rng): void {
+/** The request's ages (age_a is user1's), and with `keepTrue` (DataSwitches.sideAges) both sides' true ages, which draw nothing. */
+export function ageFields(record: LabeledConversation, ageUser1: number, ageUser2: number, rng: Rng, keepTrue = false): void {
   // Ages: often omitted, sometimes only one side, in all three formats. age_a is user1.
   const mode = rng.next();
   if (mode >= 0.45) {
     if (mode < 0.55 || mode >= 0.65) record.age_a = formatAge(ageUser1, rng);
     if (mode >= 0.55) record.age_b = formatAge(ageUser2, rng);
   }
+  if (keepTrue) record.side_ages = [ageUser1, ageUser2];
 }
 
 export function generate(options: GenerateOptions): LabeledConversation[] {
   const sw: DataSwitches = { ...allSwitches(true), ...Object.fromEntries(Object.entries(options).filter(([k, v]) => (DATA_SWITCHES as string[]).includes(k) && v !== undefined)) };
+  if (options.sideAges === true) sw.sideAges = true;
   const families = FAMILIES.filter((f) => f.requires === undefined || sw[f.requires]);
   const rng = createRng(options.seed);
   const out: LabeledConversation[] = [];
@@ -927,7 +936,7 @@ export function renderRecord(family: Family, id: string, split: Split, rng: Rng,
   if (tags.length > 0) record.tags = tags;
   setOnset(record, onsetLine, finished.tags);
   const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
-  ageFields(record, ageUser1, ageUser2, rng);
+  ageFields(record, ageUser1, ageUser2, rng, sw.sideAges === true);
   return record;
 }
 
@@ -1042,7 +1051,7 @@ export function registerShiftSlice(seed: number, count: number, sw: DataSwitches
       tags: ['register-shift', ...shifts.map((s) => `shift-${s}`)],
     };
     const [ageUser1, ageUser2] = first === 'A' ? [ageA, ageB] : [ageB, ageA];
-    ageFields(record, ageUser1, ageUser2, rng);
+    ageFields(record, ageUser1, ageUser2, rng, sw.sideAges === true);
     out.push(record);
   }
   return out;

@@ -127,6 +127,6 @@ function hosted(r: LabeledConversation, harmful: boolean, sw: DataSwitches, thin
   };
   setOnset(record, firstHarmfulLine(lines), finished.tags);
   const [ageUser1, ageUser2] = sideA === 0 ? [guest.ageA, guest.ageB] : [guest.ageB, guest.ageA];
-  ageFields(record, ageUser1, ageUser2, rng);
+  ageFields(record, ageUser1, ageUser2, rng, sw.sideAges === true);
   return record;
 }

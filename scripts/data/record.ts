@@ -27,6 +27,12 @@ export interface LabeledConversation {
    * without a predatory move is; training reads it to teach the running score where the harm starts.
    */
   onset_line?: number;
+  /**
+   * Generated records built with DataSwitches.sideAges: the true ages of user1 and user2, stated in
+   * the request or not. Training's side-age loss reads them (export.ts, train.py --side-ages); the
+   * service never sees them.
+   */
+  side_ages?: [number, number];
 }
 
 export function toJsonl(records: Iterable<LabeledConversation>): string {

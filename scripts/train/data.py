@@ -42,6 +42,8 @@ def load_conversations(path):
                     "speaker": SPEAKERS[r["predator"]], "ages": r["age_features"], "segments": [],
                     "flat": True, "onset": r.get("onset_piece", -1),
                 }
+                if "side_ages" in r:  # corpus.ts --side-ages: both sides' true ages (losses.py side_age_loss)
+                    c["side_ages"] = r["side_ages"]
                 order.append(r["conv"])
             c["segments"].append((r["input_ids"], r["speaker_ids"]))
             # Flat text (speaker id 3 only) names nobody in service, so it teaches harm, not sides.

@@ -1,5 +1,6 @@
-"""What training minimises besides the conversation's label: the contract's aggregation over segments
-and the running-harm losses (benign prefixes stay low, harm rises at a known onset).
+"""What training minimises besides the conversation's label: the contract's aggregation over segments,
+the running-harm losses (benign prefixes stay low, harm rises at a known onset), the teacher's
+distillation and the side-age loss.
 """
 import numpy as np
 import torch
@@ -83,3 +84,31 @@ def distill_loss(content, rows, projection, teacher):
     student = F.normalize(projection(content[keep]), dim=-1)
     target = teacher[rows[keep]].to(torch.float32)
     return (1.0 - (student * target).sum(-1)).mean()
+
+
+# The age below which a side counts as a minor (the policy's: an adult's pursuit of a minor).
+ADULT_AGE = 18
+
+
+def side_age_targets(convs):
+    """Each conversation's [user1, user2] target for the side-age head: 1 a minor, 0 an adult, -1 where
+    the corpus kept no true ages (real chats, operator data) or the text names nobody (flat)."""
+    rows = []
+    for c in convs:
+        ages = c.get("side_ages")
+        rows.append([-1.0, -1.0] if ages is None or c["flat"] else [float(a < ADULT_AGE) for a in ages])
+    return torch.tensor(rows, dtype=torch.float32)
+
+
+def side_age_loss(side_age_out, targets, owner):
+    """Binary cross-entropy of each segment's side-age logits (model.py side_age_out) against its
+    conversation's targets ([conversations, 2], mirrored with the batch), over the sides that spoke in
+    the segment and whose age is known (0 when none is)."""
+    a1, a2, spoke1, spoke2 = side_age_out
+    logits = torch.stack([a1, a2], -1)
+    target = targets[owner]
+    mask = torch.stack([spoke1, spoke2], -1) * (target >= 0).to(torch.float32)
+    if mask.sum() == 0:
+        return logits.sum() * 0.0
+    per_side = F.binary_cross_entropy_with_logits(logits, target.clamp(min=0.0), reduction="none")
+    return (per_side * mask).sum() / mask.sum()

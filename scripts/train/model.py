@@ -16,6 +16,11 @@ heads: harm logit from the masked mean+max of the turn states, and the same head
   The speaker logits are built so that softmax gives [p*q1, p*q2, 1-p] with p = sigmoid(harm) and
   q = softmax(side scores): 'neither' is exactly 'not harmful', so a segment the harm head flags is
   always attributed to one side instead of a separate 'neither' head disagreeing with it.
+side ages (train.py --side-ages, off in every release so far): a head reads each side's pooled states
+  and is taught whether that side is a minor, from the generator's true ages, stated in the request or
+  not. With harm_reads_sides the harm head also reads the lower and the higher of the two sides'
+  logits (symmetric, so mirroring the speakers changes nothing): an adult courting a child, two
+  teenagers and two adults say the same affection, and who is which is what tells them apart.
 ensemble: members trained alike from different seeds, exported as one graph with the same inputs and
   outputs (the mean of their heads, composed as above).
 """
@@ -55,19 +60,40 @@ def running_mean_max(x, mask, max_turns):
     return torch.cat([mean, mx], -1)
 
 
+def min_max(a, b):
+    """[..] and [..] -> [.., 2]: the lower and the higher of two sides' values, the same whichever side is which."""
+    return torch.stack([torch.minimum(a, b), torch.maximum(a, b)], -1)
+
+
+def side_pools(h, turn_mask, speaker_ids):
+    """Each side's turn masks and pooled states: user1's and user2's [B, T] masks, then [B, 2H] pools."""
+    m1 = turn_mask * (speaker_ids == 1).to(torch.float32)
+    m2 = turn_mask * (speaker_ids == 2).to(torch.float32)
+    return m1, m2, masked_mean_max(h, m1), masked_mean_max(h, m2)
+
+
 SPEAKER_IDS = 4  # 0 padding, 1 user1, 2 user2, 3 unknown (flat text): contract version 2
 
 
 class ConversationRisk(nn.Module):
     def __init__(self, vocab_size, emb=64, hidden=96, dropout=0.1, pretrained=None, pretrained_residual=False, max_turns=64,
-                 blind_reading=False):
+                 blind_reading=False, side_ages=False, harm_reads_sides=False):
         """pretrained: [vocab_size, d] float tensor, zero rows where an entry has no vector.
         blind_reading: the turns are read as flat text is (every real turn's speaker embedding is the
         unknown speaker's), so the harm score cannot follow who said what, only what was said and how
-        it was cut; the speaker ids still choose whose turns each side's head pools."""
+        it was cut; the speaker ids still choose whose turns each side's head pools.
+        side_ages: a head that tells from each side's pooled states whether that side is a minor (taught
+        by train.py --side-ages); harm_reads_sides feeds its two logits to the harm head, which a blind
+        member may not have (its harm score must not follow who said what)."""
         super().__init__()
+        if harm_reads_sides and not side_ages:
+            raise ValueError("harm_reads_sides reads the side-age head: it needs side_ages")
+        if harm_reads_sides and blind_reading:
+            raise ValueError("a blind member's harm score may not read the sides (harm_reads_sides)")
         self.max_turns = max_turns
         self.blind_reading = blind_reading
+        self.side_ages = side_ages
+        self.harm_reads_sides = harm_reads_sides
         self.tok = nn.Embedding(vocab_size, emb, padding_idx=0)
         self.pretrained = pretrained is not None
         if self.pretrained:
@@ -84,8 +110,11 @@ class ConversationRisk(nn.Module):
         self.age_turn = nn.Linear(8, hidden)
         self.gru = nn.GRU(hidden, hidden, batch_first=True)
         self.drop = nn.Dropout(dropout)
-        self.harm = nn.Sequential(nn.Linear(2 * hidden + 8, hidden), nn.GELU(), nn.Linear(hidden, 1))
+        self.harm = nn.Sequential(nn.Linear(2 * hidden + 8 + (2 if harm_reads_sides else 0), hidden), nn.GELU(), nn.Linear(hidden, 1))
         self.side = nn.Sequential(nn.Linear(4 * hidden + 4, hidden), nn.GELU(), nn.Linear(hidden, 1))
+        # Made last, so that a model without it draws every other initial weight as before.
+        if side_ages:
+            self.side_age = nn.Linear(2 * hidden, 1)
 
     def table(self):
         """The embedding of every vocabulary entry, as one [vocab, emb] matrix."""
@@ -98,7 +127,7 @@ class ConversationRisk(nn.Module):
         half_table stores that table in float16, read back as float32: it is almost all of the file,
         and its rounding (2^-11 relative) moves outputs by about 1e-3, well below what seeds move."""
         plain = ConversationRisk(self.tok.num_embeddings, self.tok.embedding_dim, self.turn_proj.out_features, max_turns=self.max_turns,
-                                 blind_reading=self.blind_reading)
+                                 blind_reading=self.blind_reading, side_ages=self.side_ages, harm_reads_sides=self.harm_reads_sides)
         state = {k: v for k, v in self.state_dict().items() if not k.startswith("pre_proj.")}
         with torch.no_grad():
             state["tok.weight"] = self.table().detach().clone()
@@ -120,7 +149,9 @@ class ConversationRisk(nn.Module):
         return self.turn_proj(self.pooled_tokens(input_ids, (input_ids != 0).to(torch.float32)))
 
     def heads(self, input_ids, speaker_ids, age_features, turn_rows=None):
-        """The raw heads: harm logit [B], side scores of user1 and of user2 [B, 1] each, per-turn harm logits [R, T]."""
+        """The raw heads: harm logit [B], side scores of user1 and of user2 [B, 1] each, per-turn harm logits [R, T].
+        With side_ages, `self.side_age_out` keeps each segment's two side-age logits and whether each
+        side spoke in it ([B] each), for train.py's loss."""
         tok_mask = (input_ids != 0).to(torch.float32)  # [B, T, L]
         turn_mask = (speaker_ids != 0).to(torch.float32)  # [B, T]
         t = self.pooled_tokens(input_ids, tok_mask)  # [B, T, 2E]
@@ -130,17 +161,40 @@ class ConversationRisk(nn.Module):
         h, _ = self.gru(t)  # [B, T, H]
         h = self.drop(h)
         glob = masked_mean_max(h, turn_mask)  # [B, 2H]
-        harm_logit = self.harm(torch.cat([glob, age_features], -1)).squeeze(-1)
+        # Without side ages the side pools come after the harm head, as the released graphs trace them
+        # (node order is part of model.onnx's bytes, which npm run train reproduces).
+        sides = side_pools(h, turn_mask, speaker_ids) if self.side_ages else None
+        harm_in = [glob, age_features]
+        if sides is not None:
+            m1, m2, p1, p2 = sides
+            spoke1 = (m1.sum(-1) > 0).to(torch.float32)
+            spoke2 = (m2.sum(-1) > 0).to(torch.float32)
+            a1 = self.side_age(p1).squeeze(-1)
+            a2 = self.side_age(p2).squeeze(-1)
+            self.side_age_out = (a1, a2, spoke1, spoke2)
+            if self.harm_reads_sides:
+                # A side that has not spoken reads 0, the logit of an even chance.
+                harm_in.append(min_max(a1 * spoke1, a2 * spoke2))
+        harm_logit = self.harm(torch.cat(harm_in, -1)).squeeze(-1)
         if turn_rows is None:
             turn_rows = torch.arange(h.shape[0])
         rows_mask = turn_mask.index_select(0, turn_rows)
-        running = running_mean_max(h.index_select(0, turn_rows), rows_mask, self.max_turns)  # [R, T, 2H]
+        h_rows = h.index_select(0, turn_rows)
+        running = running_mean_max(h_rows, rows_mask, self.max_turns)  # [R, T, 2H]
         ages_t = age_features.index_select(0, turn_rows).unsqueeze(1).expand(-1, running.shape[1], -1)
-        turn_harm_logits = self.harm(torch.cat([running, ages_t], -1)).squeeze(-1) * rows_mask
-        m1 = turn_mask * (speaker_ids == 1).to(torch.float32)
-        m2 = turn_mask * (speaker_ids == 2).to(torch.float32)
-        p1 = masked_mean_max(h, m1)
-        p2 = masked_mean_max(h, m2)
+        running_in = [running, ages_t]
+        if self.harm_reads_sides:
+            # Each side's logit from its own turns so far, so the last real turn's score is the segment's.
+            sides_t = []
+            for m in (m1, m2):
+                mr = m.index_select(0, turn_rows)
+                spoke = (torch.cumsum(mr, 1) > 0).to(torch.float32)  # [R, T]
+                pooled = running_mean_max(h_rows, mr, self.max_turns) * spoke.unsqueeze(-1)
+                sides_t.append(self.side_age(pooled).squeeze(-1) * spoke)
+            running_in.append(min_max(sides_t[0], sides_t[1]))
+        turn_harm_logits = self.harm(torch.cat(running_in, -1)).squeeze(-1) * rows_mask
+        if sides is None:
+            m1, m2, p1, p2 = side_pools(h, turn_mask, speaker_ids)
         s1 = self.side(torch.cat([p1, glob, age_features[:, 0:4]], -1))
         s2 = self.side(torch.cat([p2, glob, age_features[:, 4:8]], -1))
         return harm_logit, s1, s2, turn_harm_logits

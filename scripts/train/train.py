@@ -29,7 +29,7 @@ from data import (  # noqa: E402
     MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, batches, collate, load_conversations, load_pretrained, seed_everything,
     validation_split, vocab_size_of,
 )
-from losses import add_running_losses, aggregate, distill_loss  # noqa: E402
+from losses import add_running_losses, aggregate, distill_loss, side_age_loss, side_age_targets  # noqa: E402
 from model import ConversationRisk  # noqa: E402
 from onnx_export import export_contract_onnx  # noqa: E402
 from teacher import load_teacher, teacher_rows  # noqa: E402
@@ -66,7 +66,11 @@ def main():
     ap.add_argument("--teacher", help="directory of teacher.py's embeddings of the training pieces: distil them into the piece encoder (off in every release so far)")
     ap.add_argument("--teacher-weight", type=float, default=0.5, help="weight of the distillation loss (losses.py distill_loss)")
     ap.add_argument("--checkpoint", choices=("val-loss", "last"), default="val-loss", help="the epoch kept: the lowest validation loss (every release) or the last")
+    ap.add_argument("--side-ages", type=float, default=0.0, help="weight of the side-age loss: a head taught from each side's pooled states whether that side is a minor, from the corpus's true ages (corpus.ts --side-ages); 0, every release so far, makes no such head")
+    ap.add_argument("--harm-reads-sides", action=argparse.BooleanOptionalAction, default=False, help="the harm head also reads the side-age head's two logits, lower and higher (model.py; needs --side-ages, refused with --blind-reading)")
     args = ap.parse_args()
+    if args.harm_reads_sides and args.side_ages <= 0:
+        raise SystemExit("--harm-reads-sides reads the side-age head: give --side-ages a weight")
 
     torch.set_num_threads(args.threads)
     seed_everything(args.seed)
@@ -82,7 +86,12 @@ def main():
         pretrained, covered = load_pretrained(args.embeddings, vocab_size)
         print(f"pretrained vectors: {covered} of {vocab_size} entries", flush=True)
     model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual,
-                             blind_reading=args.blind_reading)
+                             blind_reading=args.blind_reading, side_ages=args.side_ages > 0, harm_reads_sides=args.harm_reads_sides)
+    if args.side_ages > 0:
+        known = sum(1 for c in train if "side_ages" in c)
+        if known == 0:
+            raise SystemExit("--side-ages: the segments hold no true ages (build the corpus with corpus.ts --side-ages)")
+        print(f"side ages: {known} of {len(train)} training conversations, weight {args.side_ages}", flush=True)
     params = list(model.parameters())
     teacher = projection = None
     if args.teacher:
@@ -106,6 +115,7 @@ def main():
         t0 = time.time()
         total = 0.0
         distilled = 0.0
+        aged = 0.0
         for b in batches(train, args.batch, True, rng):
             ids, spk, ages, owner = collate(b)
             target = torch.tensor([c["speaker"] for c in b])
@@ -117,8 +127,13 @@ def main():
                         rows[r, : len(seg_rows)] = torch.tensor(seg_rows, dtype=torch.int64)
                         r += 1
                 distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
-            ids, spk, ages, target = augment(ids, spk, ages, owner, target, args.token_dropout)
+            if args.side_ages > 0:
+                ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout, side_age_targets(b))
+            else:
+                ids, spk, ages, target = augment(ids, spk, ages, owner, target, args.token_dropout)
             h, s, th = model(ids, spk, ages)
+            # Read before the views' forward, which keeps its own side ages on the model.
+            sided_ages = side_age_loss(model.side_age_out, side_targets, owner) if args.side_ages > 0 else None
             cl, sp = aggregate(h, s, owner, len(b))
             y = torch.tensor([c["label"] for c in b], dtype=torch.float32)
             sided = torch.tensor([not c["flat"] for c in b])
@@ -126,6 +141,8 @@ def main():
             loss = add_running_losses(loss, th, spk, y[owner], b, args)
             if teacher is not None:
                 loss = loss + args.teacher_weight * distill
+            if sided_ages is not None:
+                loss = loss + args.side_ages * sided_ages
             if args.view_rate > 0:
                 # The score must not follow how the chat was cut into lines: the same chat flat or
                 # re-cut is trained on its label and pulled towards the original's probability.
@@ -153,8 +170,10 @@ def main():
             total += float(loss) * len(b)
             if teacher is not None:
                 distilled += float(distill) * len(b)
+            if sided_ages is not None:
+                aged += float(sided_ages) * len(b)
         metrics, _, _ = evaluate(model, val)
-        row = {"epoch": epoch + 1, "train_loss": total / len(train), **({"train_distill": distilled / len(train)} if teacher is not None else {}), "seconds": round(time.time() - t0, 1), **{f"val_{k}": v for k, v in metrics.items()}}
+        row = {"epoch": epoch + 1, "train_loss": total / len(train), **({"train_distill": distilled / len(train)} if teacher is not None else {}), **({"train_side_ages": aged / len(train)} if args.side_ages > 0 else {}), "seconds": round(time.time() - t0, 1), **{f"val_{k}": v for k, v in metrics.items()}}
         history.append(row)
         print(json.dumps(row), flush=True)
         if best is None or metrics["loss"] < best[0] or args.checkpoint == "last":
@@ -172,9 +191,11 @@ def main():
             "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
             "history": history,
             "selected_epoch": best[2],
-            # The teacher's weight only where it taught, so a member trained without one records what it always did.
-            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight")},
-                                **({"teacher_weight": args.teacher_weight} if args.teacher else {})},
+            # The teacher's weight only where it taught, and the side ages only where they were taught, so a
+            # member trained without either records what it always did.
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides")},
+                                **({"teacher_weight": args.teacher_weight} if args.teacher else {}),
+                                **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {})},
             "pretrained_vectors": bool(args.embeddings),
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,

@@ -29,6 +29,7 @@
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
 #   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
+#   npm run train -- --side-ages 0.5 --version x --out DIR    # the corpus keeps both sides' true ages; each member that reads the speakers learns at that weight whether each side is a minor, and its harm head reads the two (train.py --side-ages --harm-reads-sides; 3.11.0: 0)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -40,7 +41,7 @@ SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # The settings that tell released recipes apart (scripts/train/recipes/README.md): members, errand,
 # repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight and how many members (the last ones) it teaches, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
-# their speakers, and how many tokens a piece of a turn with a speaker holds. Each recipe file sets all of them; the shipped
+# their speakers, how many tokens a piece of a turn with a speaker holds, and the side ages' weight. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
 # The training slices (scripts/data/corpus.ts TRAINING_SLICES), in corpus.ts's order: each is a recipe
@@ -49,7 +50,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -63,7 +64,7 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
     MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     TEXTING|PHRASINGS) [[ "$2" == 0 || "$2" == 1 ]] ;;
-    TEACHER) [[ "$2" =~ ^(0|[1-9][0-9]*|[0-9]+\.[0-9]*[1-9])$ ]] ;;
+    TEACHER|SIDE_AGES) [[ "$2" =~ ^(0|[1-9][0-9]*|[0-9]+\.[0-9]*[1-9])$ ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -74,7 +75,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     MEMBERS) echo "is a positive integer" ;;
     EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
     TEXTING|PHRASINGS) echo "is 0 or 1" ;;
-    TEACHER) echo "takes a weight (0: none; 0.5)" ;;
+    TEACHER|SIDE_AGES) echo "takes a weight (0: none; 0.5)" ;;
     *) echo "takes a whole number" ;;
   esac
 }
@@ -196,7 +197,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -236,8 +237,9 @@ step() { echo "== $*" >&2; }
 
 (( TEXTING == 0 )) || CORPUS_ARGS+=(--texting)
 (( PHRASINGS == 0 )) || CORPUS_ARGS+=(--phrasings)
+[[ $SIDE_AGES == 0 ]] || CORPUS_ARGS+=(--side-ages)
 for key in "${SLICES[@]%%|*}"; do CORPUS_ARGS+=("--${key,,}" "${!key}"); done
-step "corpus (seed $SEED, $N generated, $(slice_counts)$( (( PHRASINGS == 0 )) || echo ', training phrasings'))"
+step "corpus (seed $SEED, $N generated, $(slice_counts)$( (( PHRASINGS == 0 )) || echo ', training phrasings')$([[ $SIDE_AGES == 0 ]] || echo ", both sides' true ages"))"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)
@@ -266,6 +268,8 @@ train_member() {  # position (1-based), seed, output directory, [that member's e
   [[ -z "${4:-}" ]] || read -r -a extra <<< "$4"
   ! reads_blind "$1" || extra=(--blind-reading ${extra[@]+"${extra[@]}"})
   ! is_taught "$1" || extra=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER" ${extra[@]+"${extra[@]}"})
+  # The members that read the speakers learn each side's age and their harm head reads it (a blind one may not).
+  [[ $SIDE_AGES == 0 ]] || reads_blind "$1" || extra=(--side-ages "$SIDE_AGES" --harm-reads-sides ${extra[@]+"${extra[@]}"})
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
     --out "$3" --epochs "$EPOCHS" --seed "$2" --threads 2 --flat-piece-tokens "$FLAT_PIECE" --turn-piece-tokens "$TURN_PIECE_TOKENS" \
     ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
@@ -278,7 +282,7 @@ else
   ENSEMBLE_ARGS=()
   for ((k = 0; k < MEMBERS; k++)); do
     s=$((SEED + k))
-    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")$([[ $SIDE_AGES == 0 ]] || reads_blind $((k + 1)) || echo ", side ages at $SIDE_AGES")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
     train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done

@@ -9,10 +9,11 @@ from data import MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, MAX_TURNS
 VIEW_CHUNK_TOKENS = (3, 4, 5, 6, 8)
 
 
-def augment(ids, spk, ages, owner, target, token_dropout):
+def augment(ids, spk, ages, owner, target, token_dropout, sides=None):
     """Token dropout (against memorising exact phrasings) and speaker mirroring: swapping user1 and
     user2 (ids, age halves and the predator label) in half the conversations teaches attribution
-    that depends on what each side says, not on who spoke first."""
+    that depends on what each side says, not on who spoke first. `sides` ([conversations, 2], one
+    value per side, such as the side-age targets) is swapped with them and returned fifth when given."""
     if token_dropout > 0:
         ids = ids * (torch.rand(ids.shape) >= token_dropout).to(ids.dtype)
     flip = torch.rand(target.shape[0]) < 0.5
@@ -21,6 +22,8 @@ def augment(ids, spk, ages, owner, target, token_dropout):
     spk = torch.where(seg_flip.unsqueeze(-1), swapped, spk)
     ages = torch.where(seg_flip.unsqueeze(-1), torch.cat([ages[:, 4:], ages[:, :4]], -1), ages)
     target = torch.where(flip & (target < 2), 1 - target, target)
+    if sides is not None:
+        return ids, spk, ages, target, torch.where(flip.unsqueeze(-1), sides.flip(-1), sides)
     return ids, spk, ages, target
 
 
