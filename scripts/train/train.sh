@@ -12,17 +12,17 @@
 #   npm run train -- --vocab wordpiece --version x --out DIR        # ablation: WordPiece from scratch, no pretrained vectors
 #   npm run train -- --without flat,register --version x --out DIR  # ablation: leave data changes out (scripts/data/corpus.ts)
 #   npm run train -- --turn-piece-tokens 32 --flat-piece-tokens 32 --version x --out DIR  # contract 3, 32-token pieces (3.2.0)
-#   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.11.0: 8 both)
+#   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.12.0: 8 both)
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
-#   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.11.0: 3000)
+#   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.12.0: 3000)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
-#   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.11.0: 3000 and 9000)
-#   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.11.0: 0)
-#   npm run train -- --asl 0 --version x --out DIR             # without the benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.11.0: 3000; 3.9.0: 2000)
-#   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.11.0: 1500)
-#   npm run train -- --peers 0 --version x --out DIR           # without the long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.11.0: 2000; 3.9.0: 0)
-#   npm run train -- --contacts 0 --version x --out DIR        # without the benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.11.0: 2000; 3.9.0: 0)
+#   npm run train -- --strangers 0 --courtship 0 --version x --out DIR  # without first contacts and relationships under way, both classes (contact.ts; 3.12.0: 3000 and 9000)
+#   npm run train -- --rides 2000 --version x --out DIR        # adds benign chats of an adult's pickups and rides with a child (contact.ts rideSlice; 3.12.0: 0)
+#   npm run train -- --asl 0 --version x --out DIR             # without the benign first contacts with a young age stated: teen peers, an adult who leaves (contact.ts aslSlice; 3.12.0: 3000; 3.9.0: 2000)
+#   npm run train -- --daily 1500 --version x --out DIR        # adds long benign chats of two teen friends over days, half narrow (generate.ts dailySlice; 3.12.0: 1500)
+#   npm run train -- --peers 0 --version x --out DIR           # without the long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice; 3.12.0: 2000; 3.9.0: 0)
+#   npm run train -- --contacts 0 --version x --out DIR        # without the benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice; 3.12.0: 2000; 3.9.0: 0)
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --phrasings --version x --out DIR         # more wording for the relationship banks, train split only (phrases-training.ts; no release yet)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options

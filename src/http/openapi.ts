@@ -275,9 +275,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.11.0',
+            version: '3.12.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '1ad41e3fbe225c443667f7b6319d87e458a9e0fcbf630b3e61b2df09a9abbcf3', bytes: 15776827 } },
+            files: { 'model.onnx': { sha256: 'a0a567bbd1eb05a763b12a102cb2da4d63f1727b047efa6ee2d80072cc9d5c13', bytes: 15814993 } },
           }),
         },
       },

@@ -67,7 +67,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('writes a package that satisfies the model contract', () => {
     for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
-    // The shipped recipe (3.11.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
+    // The shipped recipe (3.12.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
     expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 8 } });
     expect(manifest.segment.max_tokens_per_flat_piece).toBeUndefined();
     const member = (seed: number) => memberHyperparameters(`${out}.work`, seed);
@@ -76,6 +76,10 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     // TEACHER_MEMBERS 1: the teacher teaches the last member only, the blind one (train.sh is_taught).
     expect(member(7)).not.toHaveProperty('teacher_weight');
     expect(member(8)).toMatchObject({ teacher_weight: 0.5 });
+    // SIDE_AGES 0.5: the member that reads the speakers learns each side's age and its harm head reads them;
+    // the blind member may not (its harm score must not follow who said what).
+    expect(member(7)).toMatchObject({ side_ages: 0.5, harm_reads_sides: true });
+    expect(member(8)).not.toHaveProperty('side_ages');
     expect(manifest.calibration.temperature).toBeGreaterThan(0);
     expect(manifest.training_data).toMatchObject({ pretrained_vectors: true });
     expect(scorer.loadError).toBeUndefined();
