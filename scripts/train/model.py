@@ -16,7 +16,7 @@ heads: harm logit from the masked mean+max of the turn states, and the same head
   The speaker logits are built so that softmax gives [p*q1, p*q2, 1-p] with p = sigmoid(harm) and
   q = softmax(side scores): 'neither' is exactly 'not harmful', so a segment the harm head flags is
   always attributed to one side instead of a separate 'neither' head disagreeing with it.
-side ages (train.py --side-ages, off in every release so far): a head reads each side's pooled states
+side ages (train.py --side-ages, since 3.12.0 in the member that reads the speakers): a head reads each side's pooled states
   and is taught whether that side is a minor, from the generator's true ages, stated in the request or
   not. With harm_reads_sides the harm head also reads the lower and the higher of the two sides'
   logits (symmetric, so mirroring the speakers changes nothing): an adult courting a child, two

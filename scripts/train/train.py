@@ -66,7 +66,7 @@ def main():
     ap.add_argument("--teacher", help="directory of teacher.py's embeddings of the training pieces: distil them into the piece encoder (off in every release so far)")
     ap.add_argument("--teacher-weight", type=float, default=0.5, help="weight of the distillation loss (losses.py distill_loss)")
     ap.add_argument("--checkpoint", choices=("val-loss", "last"), default="val-loss", help="the epoch kept: the lowest validation loss (every release) or the last")
-    ap.add_argument("--side-ages", type=float, default=0.0, help="weight of the side-age loss: a head taught from each side's pooled states whether that side is a minor, from the corpus's true ages (corpus.ts --side-ages); 0, every release so far, makes no such head")
+    ap.add_argument("--side-ages", type=float, default=0.0, help="weight of the side-age loss: a head taught from each side's pooled states whether that side is a minor, from the corpus's true ages (corpus.ts --side-ages); 0 (every release before 3.12.0) makes no such head")
     ap.add_argument("--harm-reads-sides", action=argparse.BooleanOptionalAction, default=False, help="the harm head also reads the side-age head's two logits, lower and higher (model.py; needs --side-ages, refused with --blind-reading)")
     args = ap.parse_args()
     if args.harm_reads_sides and args.side_ages <= 0:
@@ -127,10 +127,8 @@ def main():
                         rows[r, : len(seg_rows)] = torch.tensor(seg_rows, dtype=torch.int64)
                         r += 1
                 distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
-            if args.side_ages > 0:
-                ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout, side_age_targets(b))
-            else:
-                ids, spk, ages, target = augment(ids, spk, ages, owner, target, args.token_dropout)
+            ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout,
+                                                          side_age_targets(b) if args.side_ages > 0 else None)
             h, s, th = model(ids, spk, ages)
             # Read before the views' forward, which keeps its own side ages on the model.
             sided_ages = side_age_loss(model.side_age_out, side_targets, owner) if args.side_ages > 0 else None
@@ -151,7 +149,7 @@ def main():
                     views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens, merge_rate=args.view_merge_rate, turn_tokens=args.turn_piece_tokens) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
                     vtarget = target[chosen]
-                    vids, vspk, vages, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)
+                    vids, vspk, vages, _, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)
                     vh, vs, vth = model(vids, vspk, vages)
                     vl, _ = aggregate(vh, vs, vowner, len(views))
                     loss = loss + F.binary_cross_entropy_with_logits(vl, y[chosen])

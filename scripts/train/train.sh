@@ -29,7 +29,7 @@
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
 #   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
-#   npm run train -- --side-ages 0.5 --version x --out DIR    # the corpus keeps both sides' true ages; each member that reads the speakers learns at that weight whether each side is a minor, and its harm head reads the two (train.py --side-ages --harm-reads-sides; 3.11.0: 0)
+#   npm run train -- --side-ages 0.5 --version x --out DIR    # the corpus keeps both sides' true ages; each member that reads the speakers learns at that weight whether each side is a minor, and its harm head reads the two (train.py --side-ages --harm-reads-sides; 3.12.0: 0.5, the first of 2 members)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -263,13 +263,14 @@ if [[ $TEACHER != 0 ]]; then
 fi
 reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
 is_taught() { (( $1 > MEMBERS - TEACHER_MEMBERS )); }  # position (1-based): the last TEACHER_MEMBERS members are taught (train.py --teacher)
+# position (1-based): with SIDE_AGES, the members that read the speakers learn each side's age and their harm head reads it (a blind one may not)
+learns_ages() { [[ $SIDE_AGES != 0 ]] && ! reads_blind "$1"; }
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
   local extra=()
   [[ -z "${4:-}" ]] || read -r -a extra <<< "$4"
   ! reads_blind "$1" || extra=(--blind-reading ${extra[@]+"${extra[@]}"})
   ! is_taught "$1" || extra=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER" ${extra[@]+"${extra[@]}"})
-  # The members that read the speakers learn each side's age and their harm head reads it (a blind one may not).
-  [[ $SIDE_AGES == 0 ]] || reads_blind "$1" || extra=(--side-ages "$SIDE_AGES" --harm-reads-sides ${extra[@]+"${extra[@]}"})
+  ! learns_ages "$1" || extra=(--side-ages "$SIDE_AGES" --harm-reads-sides ${extra[@]+"${extra[@]}"})
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
     --out "$3" --epochs "$EPOCHS" --seed "$2" --threads 2 --flat-piece-tokens "$FLAT_PIECE" --turn-piece-tokens "$TURN_PIECE_TOKENS" \
     ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
@@ -282,7 +283,7 @@ else
   ENSEMBLE_ARGS=()
   for ((k = 0; k < MEMBERS; k++)); do
     s=$((SEED + k))
-    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")$([[ $SIDE_AGES == 0 ]] || reads_blind $((k + 1)) || echo ", side ages at $SIDE_AGES")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")$(learns_ages $((k + 1)) && echo ", side ages at $SIDE_AGES")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
     train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done

@@ -13,7 +13,7 @@ def augment(ids, spk, ages, owner, target, token_dropout, sides=None):
     """Token dropout (against memorising exact phrasings) and speaker mirroring: swapping user1 and
     user2 (ids, age halves and the predator label) in half the conversations teaches attribution
     that depends on what each side says, not on who spoke first. `sides` ([conversations, 2], one
-    value per side, such as the side-age targets) is swapped with them and returned fifth when given."""
+    value per side, such as the side-age targets) is swapped with them; returned fifth (None when not given)."""
     if token_dropout > 0:
         ids = ids * (torch.rand(ids.shape) >= token_dropout).to(ids.dtype)
     flip = torch.rand(target.shape[0]) < 0.5
@@ -23,8 +23,8 @@ def augment(ids, spk, ages, owner, target, token_dropout, sides=None):
     ages = torch.where(seg_flip.unsqueeze(-1), torch.cat([ages[:, 4:], ages[:, :4]], -1), ages)
     target = torch.where(flip & (target < 2), 1 - target, target)
     if sides is not None:
-        return ids, spk, ages, target, torch.where(flip.unsqueeze(-1), sides.flip(-1), sides)
-    return ids, spk, ages, target
+        sides = torch.where(flip.unsqueeze(-1), sides.flip(-1), sides)
+    return ids, spk, ages, target, sides
 
 
 def merged_runs(pieces, onset, turn_tokens, flat_tokens):
