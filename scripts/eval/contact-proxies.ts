@@ -19,7 +19,7 @@ import type { LabeledConversation } from '../data/record.ts';
 import { flatten } from '../data/recut.ts';
 import { loadIrcChats, loadSmsChats } from '../data/texting.ts';
 import { toRequest } from '../data/export.ts';
-import { atThreshold, rocAuc } from './metrics.ts';
+import { atThreshold, rocAuc, rocAucInterval, wilsonInterval } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const CONTACT_SEED = 32032;
@@ -81,8 +81,18 @@ export interface ContactRow {
   recall_at_0_5: number | null;
   /** Share of the slice's benign chats scored above 0.5. */
   benign_flagged: number | null;
+  /**
+   * 95 % intervals of the three figures over the slice's chats (ROC-AUC: Hanley and McNeil; the shares:
+   * Wilson), null where the figure is. A slice of 65 SMS chats cannot tell 2 % from 5 %: the report
+   * shows how far each figure could move by the draw of the chats alone.
+   */
+  roc_auc_interval: Interval | null;
+  recall_interval: Interval | null;
+  benign_flagged_interval: Interval | null;
   target: string;
 }
+
+export type Interval = [number, number];
 
 export interface ContactRecords {
   contact: LabeledConversation[];
@@ -111,14 +121,19 @@ export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords 
 function row(slice: string, records: readonly LabeledConversation[], scores: readonly number[], target: string): ContactRow {
   const labels = records.map((r) => r.label);
   const harmful = labels.filter((y) => y === 1).length;
+  const benign = records.length - harmful;
   const at = atThreshold(labels, scores);
+  const auc = harmful > 0 && benign > 0 ? rocAuc(labels, scores) : null;
   return {
     slice,
     chats: records.length,
     harmful,
-    roc_auc: harmful > 0 && harmful < records.length ? rocAuc(labels, scores) : null,
+    roc_auc: auc,
     recall_at_0_5: harmful > 0 ? at.recall : null,
-    benign_flagged: harmful < records.length ? at.fpr : null,
+    benign_flagged: benign > 0 ? at.fpr : null,
+    roc_auc_interval: auc === null ? null : rocAucInterval(auc, harmful, benign),
+    recall_interval: harmful > 0 ? wilsonInterval(at.tp, harmful) : null,
+    benign_flagged_interval: benign > 0 ? wilsonInterval(at.fp, benign) : null,
     target,
   };
 }
@@ -176,15 +191,18 @@ export async function evaluatePeerBand(scorer: BatchScorer, records: ContactReco
 }
 
 const fmt = (v: number | null): string => (v === null ? 'n/a' : String(Math.round(v * 1000) / 1000));
+const withInterval = (v: number | null, i: Interval | null): string => (v === null || i === null ? fmt(v) : `${fmt(v)} [${fmt(i[0])}, ${fmt(i[1])}]`);
 
 export function contactMarkdown(rows: readonly ContactRow[], peers?: PeerBandRow): string {
   return `## Strangers' first contact and relationships under way (issue 32 proxies; npm test holds the shipped model to floors below the targets)
 Generated test chats of contact.ts's families (held-out phrasings; four families in no training slice),
 flat excerpts of them under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters, and real SMS and IRC test chats. They stand in for
 the real-chat evaluation's excerpts, which the project does not hold; targets are that evaluation's.
+In brackets, 95 % intervals over the slice's chats (ROC-AUC: Hanley and McNeil; shares: Wilson): what the
+draw of the chats alone could move, not a seed's spread.
 | slice | chats | harmful | ROC-AUC | recall at 0.5 | benign flagged at 0.5 | target |
 |---|---|---|---|---|---|---|
-${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${fmt(r.roc_auc)} | ${fmt(r.recall_at_0_5)} | ${fmt(r.benign_flagged)} | ${r.target} |`).join('\n')}
+${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${withInterval(r.roc_auc, r.roc_auc_interval)} | ${withInterval(r.recall_at_0_5, r.recall_interval)} | ${withInterval(r.benign_flagged, r.benign_flagged_interval)} | ${r.target} |`).join('\n')}
 ${peers === undefined ? '' : `
 Two stated teenagers' sexual talk (${peers.chats} chats; policy: Medium Risk, ${MEDIUM_BAND.min} to ${MEDIUM_BAND.max}, sampled by reviewers, not queued):
 below the band ${fmt(peers.below)}, in it ${fmt(peers.medium)}, High Risk or Critical ${fmt(peers.high_or_critical)}.

@@ -66,6 +66,30 @@ describe('contact proxies', () => {
     expect(contactMarkdown(rows)).toContain('| a relationship under way |');
   });
 
+  it('gives each figure its 95 % interval over the slice\'s chats, which holds the figure and is wider for the smaller slice', async () => {
+    // A stand-in that flags every fourth chat it scores, so every slice has figures inside 0 and 1.
+    let k = 0;
+    const quarter = { score: async (requests: ScoreRequest[]): Promise<Prediction[]> => requests.map(() => ({ harmful_score: k++ % 4 === 0 ? 0.9 : 0.1 }) as Prediction) };
+    const rows = await evaluateContactProxies(quarter, records);
+    for (const r of rows) {
+      for (const [v, i] of [[r.roc_auc, r.roc_auc_interval], [r.recall_at_0_5, r.recall_interval], [r.benign_flagged, r.benign_flagged_interval]] as const) {
+        expect(i === null).toBe(v === null);
+        if (v === null || i === null) continue;
+        expect(i[0]).toBeLessThanOrEqual(v);
+        expect(i[1]).toBeGreaterThanOrEqual(v);
+        expect(i[0]).toBeGreaterThanOrEqual(0);
+        expect(i[1]).toBeLessThanOrEqual(1);
+      }
+    }
+    const width = (slice: string): number => {
+      const i = rows.find((r) => r.slice === slice)?.benign_flagged_interval;
+      return i ? i[1] - i[0] : Number.NaN;
+    };
+    expect(width('real SMS chats (test split), as written')).toBeGreaterThan(width('real IRC chats (held-out days), as written'));
+    const sms = rows.find((r) => r.slice === 'real SMS chats (test split), as written');
+    expect(contactMarkdown(rows)).toContain(`| ${records.sms.length} | 0 | n/a | n/a | ${Math.round((sms?.benign_flagged ?? 0) * 1000) / 1000} [`);
+  });
+
   it("places two stated teenagers' sexual talk below, in or above the Medium Risk band by its score, band edges as the spec's", async () => {
     expect(records.peers.length).toBeGreaterThan(100);
     expect(records.peers.every((r) => r.label === 0 && r.family === 'stranger_peers_sexual')).toBe(true);
