@@ -19,7 +19,7 @@ import type { LabeledConversation } from '../data/record.ts';
 import { flatten } from '../data/recut.ts';
 import { loadIrcChats, loadSmsChats } from '../data/texting.ts';
 import { toRequest } from '../data/export.ts';
-import { atThreshold, rocAuc, rocAucInterval, wilsonInterval } from './metrics.ts';
+import { atThreshold, rocAuc, rocAucInterval, wilsonInterval, type Interval } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const CONTACT_SEED = 32032;
@@ -91,8 +91,6 @@ export interface ContactRow {
   benign_flagged_interval: Interval | null;
   target: string;
 }
-
-export type Interval = [number, number];
 
 export interface ContactRecords {
   contact: LabeledConversation[];

@@ -120,12 +120,15 @@ export function mean(values: readonly number[]): number {
   return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
+/** A figure's lower and upper bound. */
+export type Interval = [number, number];
+
 /**
  * The Wilson score interval for a share of `successes` in `n` (95 % at z 1.96). The proxies' slices
  * hold 65 to 2,000 chats, so a share such as 3 of 65 SMS chats flagged is 1.6 % to 12.7 %; unlike the
  * normal approximation, the interval stays inside [0, 1] and is not empty at 0 or n. NaN with n 0.
  */
-export function wilsonInterval(successes: number, n: number, z = 1.96): [number, number] {
+export function wilsonInterval(successes: number, n: number, z = 1.96): Interval {
   if (n <= 0) return [Number.NaN, Number.NaN];
   const p = successes / n;
   const z2 = z * z;
@@ -139,7 +142,7 @@ export function wilsonInterval(successes: number, n: number, z = 1.96): [number,
  * the figure and the two class sizes; clipped to [0, 1]. It counts the chats' sampling, not a seed's
  * spread. NaN with one class.
  */
-export function rocAucInterval(auc: number, positives: number, negatives: number, z = 1.96): [number, number] {
+export function rocAucInterval(auc: number, positives: number, negatives: number, z = 1.96): Interval {
   if (positives <= 0 || negatives <= 0 || Number.isNaN(auc)) return [Number.NaN, Number.NaN];
   const q1 = auc / (2 - auc);
   const q2 = (2 * auc * auc) / (1 + auc);
