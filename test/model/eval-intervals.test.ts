@@ -25,7 +25,7 @@ describe('Wilson interval of a share', () => {
     let held = 0;
     for (let r = 0; r < 2000; r++) {
       let k = 0;
-      for (let i = 0; i < 65; i++) if (rng.next() < 0.05) k++;
+      for (let i = 0; i < 65; i++) if (rng.chance(0.05)) k++;
       const [lo, hi] = wilsonInterval(k, 65);
       if (lo <= 0.05 && 0.05 <= hi) held++;
     }
