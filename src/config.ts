@@ -48,7 +48,7 @@ export interface Config extends JobsConfig {
   MAX_INFLIGHT_BODY_BYTES: number;
   // Preview /v2 settings (WEBHOOK_*, JOB_*) are jobs' own JobsConfig, validated here with every other
   // variable; WEBHOOK_SIGNING_KEY is WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE) decoded here, once.
-  /** Normalised `host:port` entries (lower case, IDN and IPv6 as URLs normalise them; bare host = 443). */
+  /** Normalised `host:port` entries (lower case, IDN and IPv6 as URLs normalise them); an entry without a port is refused. */
   WEBHOOK_ALLOWED_HOSTS: string[];
   // Shared state for several replicas (README "Scaling out"): unset keeps everything in this process.
   REDIS_URL: string | undefined;

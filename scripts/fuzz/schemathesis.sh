@@ -7,7 +7,7 @@
 #   - 5xx answer (not_a_server_error);
 #   - answer whose status, content type, headers or body the document does not declare for it
 #     (status_code_conformance, content_type_conformance, response_headers_conformance,
-#     response_schema_conformance): every error answer is documented as `{detail}`, so any other shape fails;
+#     response_schema_conformance): every error answer is documented as `{detail, code}`, so any other shape fails;
 #   - error line in the server's log (a bug is logged as "request failed"), or a server that died.
 #
 #   bash scripts/fuzz/schemathesis.sh          # FUZZ_MAX_EXAMPLES (default 300) cases per operation and phase

@@ -129,7 +129,7 @@ export type NodeServerOptions = Required<Pick<ServerOptions, 'headersTimeout' | 
  * at that time, and an idle keep-alive connection at KEEP_ALIVE_TIMEOUT_MS. Node checks them every
  * `connectionsCheckingInterval` (30 s by default, which let a 30 s timeout stretch to a minute), so the
  * check runs at least every second. A request without Host reaches the app (http/framing.ts), whose
- * refusal is a `{detail}`, not Node's empty 400.
+ * refusal is a `{detail, code}`, not Node's empty 400.
  */
 export function serverOptions(config: Pick<Config, 'REQUEST_TIMEOUT_MS' | 'KEEP_ALIVE_TIMEOUT_MS'>): NodeServerOptions {
   const timeoutMs = config.REQUEST_TIMEOUT_MS;

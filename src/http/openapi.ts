@@ -2,7 +2,7 @@
 // @fastify/swagger (dynamic mode) builds it from the routes' own JSON Schemas (body, query, headers,
 // path parameters, success responses), so it cannot drift from what the routes validate and
 // serialize. This file adds only what those schemas do not say: which routes need the bearer key,
-// every error answer (`{detail}`) with its status and headers, the headers of success answers
+// every error answer (`{detail, code}`) with its status and headers, the headers of success answers
 // (model version, rate limit, Location), names, summaries and examples.
 // test/api-contract/openapi.test.ts checks it against the app's routes, their behaviour and the spec.
 import swagger from '@fastify/swagger';
@@ -201,7 +201,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     answers: {
       200: { description: 'Ready.', examples: { ready: example('Ready', { status: 'healthy' }) } },
       503: {
-        description: 'Not ready; `reasons` says why. (The one error answer that is not `{detail}`: probes read it.)',
+        description: 'Not ready; `reasons` says why. (The one error answer that is not `{detail, code}`: probes read it.)',
         examples: { degraded: example('Model not loaded', { status: 'degraded', reasons: ['model_not_loaded'] }) },
       },
     },

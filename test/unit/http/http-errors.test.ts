@@ -1,4 +1,4 @@
-// Error mapping: every failure becomes {detail} with the right status; a 500 is logged by type and
+// Error mapping: every failure becomes {detail, code} with the right status; a 500 is logged by type and
 // stack frames only, and neither the answer nor the log quotes the error's message.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';

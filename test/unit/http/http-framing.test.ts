@@ -1,5 +1,5 @@
 // What Node's HTTP parser or Fastify's router rejects before a route sees a request answers like every
-// other error ({detail}, echoing nothing of the request); framing the appliance does not decode is
+// other error ({detail, code}, echoing nothing of the request); framing the appliance does not decode is
 // refused and the connection closed; stalled connections are cut at REQUEST_TIMEOUT_MS (incomplete
 // headers, an incomplete body, a TCP connection that never starts its TLS handshake, on the API and
 // the metrics port) and idle keep-alive connections at KEEP_ALIVE_TIMEOUT_MS.
@@ -74,7 +74,7 @@ afterAll(async () => {
   await plain.close();
 });
 
-describe('errors raised below Fastify answer {detail}', () => {
+describe('errors raised below Fastify answer {detail, code}', () => {
   it('a header block over the limit is a 431 with a detail', async () => {
     const { answer } = await exchange(portOf(plainListeners), [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
     expect(statusAndBody(answer)).toEqual({ status: 431, body: { detail: 'Request headers too large', code: 'headers_too_large' } });
@@ -92,7 +92,7 @@ describe('errors raised below Fastify answer {detail}', () => {
   });
 });
 
-describe("errors raised by Fastify's router answer {detail} and echo nothing of the URL", () => {
+describe("errors raised by Fastify's router answer {detail, code} and echo nothing of the URL", () => {
   it('a malformed percent-encoding is a 400 with a detail', async () => {
     const { answer } = await exchange(portOf(plainListeners), ['GET /v2/predict/batch/%zzSECRET HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
     expect(statusAndBody(answer)).toEqual({ status: 400, body: { detail: 'Malformed URL: invalid percent-encoding', code: 'malformed_url' } });
