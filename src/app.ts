@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from
 import { BodyBudget } from './http/body-budget.ts';
 import { codePointLengths } from './http/code-point-lengths.ts';
 import { registerFramingCheck } from './http/framing.ts';
+import { closingOptions, registerClosingRefusal } from './http/closing.ts';
 import { registerConnectionTracking } from './http/connection.ts';
 import { protectRoutes } from './http/protected.ts';
 import { registerJsonBodyParser } from './http/json-body.ts';
@@ -93,6 +94,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
+    // Requests arriving while closing get the catalogue's 503 (http/closing.ts), not Fastify's bare one.
+    ...closingOptions,
     ajv: {
       // Bodies are validated as sent: no coercion ("123" stays a string, 5 is not a conversation)
       // and no silent removal of unknown fields (they are a 422, see http/schemas.ts).
@@ -122,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(helmet, { global: true });
   registerErrorHandling(app, config.BODY_LIMIT_BYTES);
   registerFramingCheck(app);
+  registerClosingRefusal(app);
   registerConnectionTracking(app);
   registerJsonBodyParser(app);
 

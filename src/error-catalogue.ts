@@ -80,6 +80,8 @@ export const ERRORS = {
   prediction_failed: def(500, () => 'Prediction failed unexpectedly'),
   /** Written nowhere (the connection is gone): what access logs and metrics show, as nginx does. */
   client_closed: def(499, () => 'Client closed the connection'),
+  /** A request that arrived after shutdown began (http/closing.ts): another replica, or this one restarted, answers it. */
+  service_closing: def(503, () => 'The service is shutting down; retry shortly', RETRY_AFTER_BUSY_S),
   internal_error: def(500, () => 'Internal server error'),
 
   // Batch jobs (/v2; the jobs' refusals and the shared store).

@@ -1,0 +1,135 @@
+// Requests that arrive once shutdown has begun (on a keep-alive connection still busy, or pipelined
+// behind a request in flight) are answered like every other error: the catalogue's 503
+// `service_closing` with `{detail, code}`, Retry-After and the security headers, and the connection is
+// closed, while what was already in flight is answered as usual, and a job's webhook still in flight
+// is delivered.
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startListeners } from '../../../src/http/listeners.ts';
+import type { EngineScorer } from '../../../src/scoring/scorer.ts';
+import { bearer, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
+import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
+
+const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Splits what a connection received into its HTTP/1.1 answers (each with Content-Length). */
+function answersOf(raw: string): Answer[] {
+  const out: Answer[] = [];
+  let rest = raw;
+  while (rest.startsWith('HTTP/1.1 ')) {
+    const end = rest.indexOf('\r\n\r\n');
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const length = Number(headers['content-length'] ?? 0);
+    out.push({ status: Number(statusLine?.split(' ')[1]), headers, body: rest.slice(end + 4, end + 4 + length) });
+    rest = rest.slice(end + 4 + length);
+  }
+  return out;
+}
+
+/** A raw connection: what it received, and a promise of its close. */
+async function open(port: number): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const socket = connect(port, '127.0.0.1');
+  let raw = '';
+  socket.on('data', (d: Buffer) => (raw += d.toString('latin1')));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  return { socket, received: () => raw, closed };
+}
+
+const predictBody = JSON.stringify({ conversation: 'user1: hi there\nuser2: hello, how was school' });
+const predictHead = `POST /predict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${predictBody.length}\r\n\r\n`;
+const healthRequest = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function expectClosingRefusal(answer: Answer | undefined): void {
+  expect(answer?.status).toBe(503);
+  expect(JSON.parse(answer?.body ?? '{}')).toEqual({ detail: 'The service is shutting down; retry shortly', code: 'service_closing' });
+  expect(answer?.headers['retry-after']).toBe('1');
+  expect(answer?.headers.connection).toBe('close');
+  expect(answer?.headers['x-content-type-options']).toBe('nosniff');
+}
+
+let shared: TestApp;
+let scorer: EngineScorer;
+let receiver: Receiver;
+beforeAll(async () => {
+  shared = await startTestApp({ env: { WORKERS: '1' } });
+  scorer = shared.scorer;
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await shared.close();
+});
+
+describe('a request arriving after shutdown began is a 503 service_closing, not Fastify\'s bare 503', () => {
+  it('pipelined behind a request in flight: the first is answered 200, the second refused and the connection closed', async () => {
+    const t = await startTestApp({ scorer, env: { TLS_MODE: 'off' } });
+    const listeners = await startListeners({ app: t.app, metricsServer: undefined, config: t.config });
+    const c = await open(Number(new URL(listeners.appUrl).port));
+    // The first request's body is still arriving when close() is called, so its connection is busy.
+    c.socket.write(predictHead + predictBody.slice(0, 5));
+    await pause(100);
+    const closing = listeners.close();
+    await pause(100);
+    c.socket.write(predictBody.slice(5) + healthRequest);
+    await c.closed;
+    await closing;
+    await t.close();
+    const [first, second, ...more] = answersOf(c.received());
+    expect(first?.status).toBe(200);
+    expect(JSON.parse(first?.body ?? '{}').harmful_score).toEqual(expect.any(Number));
+    expectClosingRefusal(second);
+    expect(more).toEqual([]);
+  });
+
+  it('with a job\'s webhook still in flight, a new request on an open connection is refused at once and the webhook is still delivered', async () => {
+    const t = await startTestApp({
+      scorer,
+      env: { TLS_MODE: 'off', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true', SHUTDOWN_GRACE_MS: '10000' },
+    });
+    const listeners = await startListeners({ app: t.app, metricsServer: undefined, config: t.config });
+    receiver.script({ status: 200, delayMs: 1500 });
+    const submitted = await t.app.inject({
+      method: 'POST',
+      url: '/v2/predict/batch',
+      headers: bearer(),
+      payload: { mode: 'batch', conversations: [{ id: 'a', messages: [{ user: 'user1', text: 'hi' }, { user: 'user2', text: 'hello' }] }], webhook_url: receiver.url() },
+    });
+    expect(submitted.statusCode).toBe(202);
+    // Wait until the delivery is held at the receiver: shutdown must wait for it (the /v2 drain).
+    for (let i = 0; receiver.requests.length === 0; i++) {
+      if (i > 200) throw new Error('the webhook never reached the receiver');
+      await pause(20);
+    }
+    const c = await open(Number(new URL(listeners.appUrl).port));
+    c.socket.write(predictHead + predictBody.slice(0, 5));
+    await pause(50);
+    const started = Date.now();
+    const closing = listeners.close();
+    await pause(200);
+    c.socket.write(predictBody.slice(5) + healthRequest);
+    await c.closed;
+    const refusedAfterMs = Date.now() - started;
+    await closing;
+    await t.close();
+    const [first, second] = answersOf(c.received());
+    expect(first?.status).toBe(200);
+    expectClosingRefusal(second);
+    // Answered at once, not once the held delivery (about 1.5 s) lets shutdown finish.
+    expect(refusedAfterMs).toBeLessThan(1200);
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
