@@ -24,7 +24,8 @@ export function redirectForwardedHttp(app: FastifyInstance, config: Pick<Config,
       // request.host: X-Forwarded-Host from the trusted proxy, else Host; checked like the HTTP port's.
       const location = httpsLocation(request.host, request.url, config.PUBLIC_HTTPS_PORT ?? 443, config.PUBLIC_HOST);
       if (location === undefined) throw new HttpError({ code: 'host_required' });
-      return reply.code(308).headers({ location, ...REDIRECT_HEADERS }).send();
+      // The HTTP port's answer (listeners.ts createRedirectServer): the same body, so a client sees one redirect.
+      return reply.code(308).headers({ location, ...REDIRECT_HEADERS }).send(new HttpError({ code: 'use_https', params: { location } }).body);
     }
   });
 }

@@ -132,6 +132,7 @@ describe('plain HTTP_PORT listener', () => {
       const res = await call(`http://127.0.0.1:${redirectPort}${path}`, { method });
       expect(res.status).toBe(308);
       expect(res.headers.location).toBe(`https://127.0.0.1:${appPort}${path}`);
+      expect(JSON.parse(res.body)).toEqual({ detail: `Use HTTPS: https://127.0.0.1:${appPort}${path}`, code: 'use_https' });
     }
   });
 
@@ -183,7 +184,7 @@ describe('plain HTTP_PORT listener', () => {
 });
 
 describe('TLS_MODE=off behind a proxy', () => {
-  it('redirects with 308 when the trusted proxy says the request came over http, and serves it over https', async () => {
+  it('redirects with 308 and the HTTP port\'s use_https body when the trusted proxy says the request came over http, and serves it over https', async () => {
     const behind = await startTestApp({ env: { TLS_MODE: 'off', TRUST_PROXY: '127.0.0.1' }, scorer: t.scorer });
     try {
       const viaHttp = await behind.app.inject({
@@ -193,6 +194,8 @@ describe('TLS_MODE=off behind a proxy', () => {
       });
       expect(viaHttp.statusCode).toBe(308);
       expect(viaHttp.headers.location).toBe('https://risk.example/health?a=b');
+      // The same answer as the plain-HTTP port's redirect.
+      expect(viaHttp.json()).toEqual({ detail: 'Use HTTPS: https://risk.example/health?a=b', code: 'use_https' });
       const viaHttps = await behind.app.inject({ method: 'GET', url: '/health', headers: { 'x-forwarded-proto': 'https' } });
       expect(viaHttps.statusCode).toBe(200);
       const direct = await behind.app.inject({ method: 'GET', url: '/health' });
