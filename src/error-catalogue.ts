@@ -77,6 +77,7 @@ export const ERRORS = {
   model_unavailable: def(503, () => 'Model is not loaded; the service is degraded', RETRY_AFTER_MODEL_S),
   scoring_queue_full: def(503, () => 'Scoring queue is full; retry later', RETRY_AFTER_BUSY_S),
   scoring_timeout: def(503, () => 'Scoring did not finish in time; retry later', RETRY_AFTER_BUSY_S),
+  scoring_interrupted: def(503, () => 'Scoring was interrupted (a scoring worker stopped and is being replaced); retry', RETRY_AFTER_BUSY_S),
   prediction_failed: def(500, () => 'Prediction failed unexpectedly'),
   /** Written nowhere (the connection is gone): what access logs and metrics show, as nginx does. */
   client_closed: def(499, () => 'Client closed the connection'),

@@ -82,6 +82,7 @@ const SCORING: Readonly<Record<ScoringErrorKind, BareCode>> = {
   model_unavailable: 'model_unavailable',
   overloaded: 'scoring_queue_full',
   timeout: 'scoring_timeout',
+  interrupted: 'scoring_interrupted',
   internal: 'prediction_failed',
 };
 

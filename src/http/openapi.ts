@@ -84,12 +84,14 @@ const ERRORS: Record<number, ErrorDoc> = {
   500: { description: 'A bug; logged with its stack frames, never with the request.', details: [{ code: 'prediction_failed' }] },
   503: {
     description:
-      'The model is not loaded (degraded), request bodies in flight are over `MAX_INFLIGHT_BODY_BYTES`, the scoring queue is full, or scoring missed its deadline: retry after `Retry-After`.',
+      'The model is not loaded (degraded), request bodies in flight are over `MAX_INFLIGHT_BODY_BYTES`, the scoring queue is full, scoring missed its deadline, a scoring worker stopped mid-call, or the service is shutting down: retry after `Retry-After`.',
     details: [
       { code: 'model_unavailable' },
       { code: 'body_budget_full' },
       { code: 'scoring_queue_full' },
       { code: 'scoring_timeout' },
+      { code: 'scoring_interrupted' },
+      { code: 'service_closing' },
     ],
     headers: { 'Retry-After': RETRY_AFTER },
   },

@@ -333,15 +333,16 @@ export class JobService implements Jobs {
         }
         const kind = err instanceof ScoringError ? err.kind : 'internal';
         // Live traffic has priority: a full scorer queue means wait and try again, never fail the job.
-        if (kind === 'overloaded' || (kind === 'timeout' && ++timeouts <= TIMEOUT_RETRIES)) {
+        // A timeout or a worker that stopped mid-item may pass on another try; a few, not forever.
+        if (kind === 'overloaded' || ((kind === 'timeout' || kind === 'interrupted') && ++timeouts <= TIMEOUT_RETRIES)) {
           await sleep(fullJitter(OVERLOAD_BASE_MS, retry, OVERLOAD_CAP_MS) + OVERLOAD_BASE_MS, signal).catch(() => undefined);
           continue;
         }
         const detail =
           kind === 'model_unavailable'
             ? 'The model became unavailable while the job ran'
-            : kind === 'timeout'
-              ? `Scoring conversation ${JSON.stringify(item.id)} timed out repeatedly`
+            : kind === 'timeout' || kind === 'interrupted'
+              ? `Scoring conversation ${JSON.stringify(item.id)} ${kind === 'timeout' ? 'timed out' : 'was interrupted'} repeatedly`
               : `Scoring conversation ${JSON.stringify(item.id)} failed unexpectedly`;
         return this.#failJob(item.jobId, detail);
       }

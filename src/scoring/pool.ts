@@ -1,7 +1,7 @@
 // The worker pool (piscina) and its queue. Queued tasks can be withdrawn; a task a worker is already
 // running is never aborted, because piscina would terminate that worker (and its loaded model) to do it.
 import { Piscina, ArrayTaskQueue } from 'piscina';
-import type { ScoreRequest } from './types.ts';
+import { WORKER_LOAD_FAILED, type ScoreRequest } from './types.ts';
 import { randomUUID } from 'node:crypto';
 import type { WorkerConfig, WorkerReadiness, WorkerResult, WorkerTask } from './worker.ts';
 
@@ -43,6 +43,28 @@ export class QueueFullError extends Error {
   }
 }
 
+/** The worker running a task stopped (it exited, or ran out of memory); piscina starts another. */
+export class WorkerLostError extends Error {
+  constructor(options: { cause: unknown }) {
+    super('the scoring worker running this task stopped', options);
+    this.name = 'WorkerLostError';
+  }
+}
+
+/** A worker has no model (a replacement could not load one): the pool can no longer score everything it is sent. */
+export class WorkerBrokenError extends Error {
+  constructor(reason: string) {
+    super(`a scoring worker could not load the model: ${reason}`);
+    this.name = 'WorkerBrokenError';
+  }
+}
+
+/** piscina's rejections for a worker that went away: its exit, or its heap limit. */
+function isWorkerLoss(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.message.startsWith('worker exited with code') || (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
 /** A handle on one submitted task: its result, and a way to cancel it. */
 export interface PoolTask {
   result: Promise<WorkerResult>;
@@ -63,6 +85,8 @@ export class ScoringPool {
   readonly #queue = new WithdrawableQueue();
   readonly #ready: Promise<void>;
   #failReadiness: ((err: Error) => void) | undefined;
+  #channel: BroadcastChannel | undefined;
+  #broken: string | undefined;
   #slowTokenizers = 0;
   #pending = 0;
 
@@ -113,9 +137,21 @@ export class ScoringPool {
     return Math.max(0, this.#pending - this.#piscina.queueSize);
   }
 
-  /** Listens before the workers start, so no announcement is missed. */
+  /**
+   * Why a worker started after readiness (piscina replaces one that stopped) has no model, or
+   * undefined. Such a worker would fail every task it is given, so the scorer reports itself not ready.
+   */
+  get broken(): string | undefined {
+    return this.#broken;
+  }
+
+  /**
+   * Listens before the workers start, so no announcement is missed, and for as long as the pool
+   * lives: a replacement worker announces its load too.
+   */
   #collectReadiness(name: string, count: number): Promise<void> {
     const channel = new BroadcastChannel(name);
+    this.#channel = channel;
     // Never the reason the process stays up, e.g. when loading timed out and the pool was destroyed.
     channel.unref();
     return new Promise<void>((resolve, reject) => {
@@ -123,7 +159,9 @@ export class ScoringPool {
       let ready = 0;
       channel.onmessage = (event: unknown) => {
         const m = (event as { data: WorkerReadiness }).data;
-        if (!m.ok) reject(new Error(m.error));
+        if (ready === count) {
+          if (!m.ok) this.#broken ??= m.error;
+        } else if (!m.ok) reject(new Error(m.error));
         else {
           if (!m.fastTokenizer) this.#slowTokenizers++;
           if (++ready === count) resolve();
@@ -131,7 +169,6 @@ export class ScoringPool {
       };
     }).finally(() => {
       this.#failReadiness = undefined;
-      channel.close();
     });
   }
 
@@ -157,6 +194,12 @@ export class ScoringPool {
       .catch((err: unknown) => {
         const message = err instanceof Error ? err.message : '';
         if (message === 'Task queue is at limit' || message.startsWith('No task queue available')) throw new QueueFullError();
+        if (isWorkerLoss(err)) throw new WorkerLostError({ cause: err });
+        if (message.startsWith(WORKER_LOAD_FAILED)) {
+          // The task may come back before the worker's announcement does.
+          this.#broken ??= message.slice(WORKER_LOAD_FAILED.length);
+          throw new WorkerBrokenError(this.#broken);
+        }
         throw err;
       })
       .finally(() => {
@@ -173,6 +216,7 @@ export class ScoringPool {
 
   async destroy(): Promise<void> {
     this.#failReadiness?.(new Error('scoring pool destroyed'));
+    this.#channel?.close();
     await this.#piscina.destroy();
   }
 }

@@ -10,7 +10,7 @@
 import PQueue from 'p-queue';
 import { preview } from './aggregate.ts';
 import { loadModelPackage } from './model-package.ts';
-import { QueueFullError, ScoringPool, type PoolTask } from './pool.ts';
+import { QueueFullError, ScoringPool, WorkerBrokenError, WorkerLostError, type PoolTask } from './pool.ts';
 import type { WorkerPrediction, WorkerResult } from './worker.ts';
 import { ScoringError, type ModelManifest, type Prediction, type ScoreObservation, type ScoreOptions, type ScoreRequest, type Scorer } from './types.ts';
 
@@ -104,8 +104,9 @@ class PooledScorer implements EngineScorer {
     this.#largeWork = new PQueue({ concurrency: Math.max(1, large) });
   }
 
+  /** False before the model is loaded, after close(), and once a worker has no model (pool.ts broken). */
   get ready(): boolean {
-    return this.#pool !== undefined && !this.#closed;
+    return this.#pool !== undefined && !this.#closed && this.#pool.broken === undefined;
   }
   get manifest(): ModelManifest | undefined {
     return this.ready ? this.#manifest : undefined;
@@ -114,7 +115,7 @@ class PooledScorer implements EngineScorer {
     return this.ready ? this.#pool?.fastTokenizer : undefined;
   }
   get loadError(): string | undefined {
-    return this.#loadError;
+    return this.#loadError ?? this.#pool?.broken;
   }
   get queueSize(): number {
     return this.#pool?.queueSize ?? 0;
@@ -148,8 +149,9 @@ class PooledScorer implements EngineScorer {
 
   async score(requests: ScoreRequest[], options?: ScoreOptions): Promise<Prediction[]> {
     const pool = this.#pool;
-    if (pool === undefined || this.#closed) {
-      throw new ScoringError('model_unavailable', `model not loaded${this.#loadError === undefined ? '' : `: ${this.#loadError}`}`);
+    if (pool === undefined || !this.ready) {
+      const why = this.loadError;
+      throw new ScoringError('model_unavailable', `model not loaded${why === undefined ? '' : `: ${why}`}`);
     }
     if (requests.length === 0) return [];
     const signal = options?.signal;
@@ -218,6 +220,8 @@ class PooledScorer implements EngineScorer {
       if (err instanceof ScoringError) throw err;
       if (this.#closed) throw new ScoringError('model_unavailable', 'scorer closed', { cause: err });
       if (err instanceof QueueFullError) throw new ScoringError('overloaded', 'scoring queue is full', { cause: err });
+      if (err instanceof WorkerLostError) throw new ScoringError('interrupted', 'a scoring worker stopped', { cause: err });
+      if (err instanceof WorkerBrokenError) throw new ScoringError('model_unavailable', err.message, { cause: err });
       throw new ScoringError('internal', 'scoring failed', { cause: err });
     } finally {
       clearTimeout(timer);

@@ -89,8 +89,14 @@ export interface ModelManifest {
   metrics?: Record<string, unknown>;
 }
 
-/** Why the engine could not score: the HTTP layer maps each kind to a status code. */
-export type ScoringErrorKind = 'model_unavailable' | 'overloaded' | 'timeout' | 'internal';
+/**
+ * Why the engine could not score: the HTTP layer maps each kind to a status code. `interrupted`: the
+ * worker running the call stopped (it is replaced); the same call may succeed when tried again.
+ */
+export type ScoringErrorKind = 'model_unavailable' | 'overloaded' | 'timeout' | 'interrupted' | 'internal';
+
+/** How a worker's task fails when the worker could not load the model: the pool reads the prefix. */
+export const WORKER_LOAD_FAILED = 'scoring worker has no model: ';
 
 export class ScoringError extends Error {
   readonly kind: ScoringErrorKind;

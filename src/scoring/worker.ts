@@ -13,7 +13,7 @@ import { runningByPiece, traceTurns } from './explain.ts';
 import { runModel, type ModelItem } from './inference.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
 import { planRuns } from './run-plan.ts';
-import type { ModelManifest, Prediction, ScoreRequest } from './types.ts';
+import { WORKER_LOAD_FAILED, type ModelManifest, type Prediction, type ScoreRequest } from './types.ts';
 
 export interface WorkerConfig {
   modelDir: string;
@@ -146,7 +146,11 @@ function shapeKey(segment: EncodedSegment): number {
 }
 
 export default async function score(task: WorkerTask): Promise<WorkerResult> {
-  const { tokenizer, batcher } = await engine;
+  // A replacement worker that cannot load (files changed on disk since start) says so in a way the pool
+  // recognises, so the scorer reports itself not ready instead of failing every task as a bug.
+  const { tokenizer, batcher } = await engine.catch((err: unknown) => {
+    throw new Error(WORKER_LOAD_FAILED + (err instanceof Error ? err.message : String(err)));
+  });
   const segmentShape = config.manifest.segment;
   const encoded: EncodedConversation[] = await Promise.all(task.requests.map((r) => encodeConversation(tokenizer, r, segmentShape)));
   const owners: number[] = [];

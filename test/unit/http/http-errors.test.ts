@@ -12,6 +12,7 @@ describe('error mapping', () => {
     ['model_unavailable', 503, '30'],
     ['overloaded', 503, '1'],
     ['timeout', 503, '1'],
+    ['interrupted', 503, '1'],
     ['internal', 500, undefined],
   ] as const)('maps the scoring error %s to %i (Retry-After %s)', (kind, status, retry) => {
     const e = toHttpError(new ScoringError(kind, 'text that must not leak'), 1024);

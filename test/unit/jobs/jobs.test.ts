@@ -1,7 +1,8 @@
 // The job runner on the real engine (contract fixture model): bounded concurrency, overload handled by
 // waiting, fairness between keys, gauges, and shutdown at a deadline.
+import { Piscina } from 'piscina';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { until } from '../../helpers/wait.ts';
 import { testConfig, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
 import { JobService, type JobItem, type Jobs, type JobView } from '../../../src/jobs/jobs.ts';
@@ -114,6 +115,27 @@ describe('the runner feeds the scorer at a bounded concurrency', () => {
     expect(after).toMatch(/conversation_risk_job_items_pending 0/);
     expect(after).toMatch(/conversation_risk_jobs_total\{status="queued"\} 1/);
     expect(after).toMatch(/conversation_risk_jobs_total\{status="done"\} 1/);
+  });
+});
+
+describe('a scoring worker that stops mid-item', () => {
+  it('is a fault the item is tried again for: the job ends done with every result', async () => {
+    const run = vi.spyOn(Piscina.prototype, 'run');
+    const own = await createScorer({ modelDir: FIXTURE_MODEL_DIR, workers: 1, intraOpThreads: 1, maxQueue: 2, timeoutMs: 20_000 });
+    try {
+      const jobs = createJobs({ config: testConfig(), ...jobScoring(own), registry: new Registry(), logger: silent, concurrency: 1 });
+      const long = 'user1: hello there, do you like music games and movies? tell me about your school day\n'.repeat(5600).slice(0, 500_000);
+      const job = await accepted(jobs.submit({ keyId: 'k', items: [{ id: 'long', request: { conversation: long } }, ...items(2)] }));
+      await until(async () => (own.inFlight > 0 ? true : undefined), 15_000, 5);
+      await (run.mock.contexts.at(-1) as Piscina).threads[0]?.terminate();
+      const done = await settle(jobs, 'k', job.job_id);
+      expect(done).toMatchObject({ status: 'done', progress: { done: 3, total: 3 } });
+      expect(Object.keys(done.results ?? {}).sort()).toEqual(['c0', 'c1', 'long']);
+      await jobs.drain(1000);
+    } finally {
+      run.mockRestore();
+      await own.close();
+    }
   });
 });
 

@@ -3,9 +3,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Piscina } from 'piscina';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { LARGE_TASKS_PER_WORKER, createScorer, chunkByCharacters, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { packageWithSlowTokenizer } from '../../helpers/model-package.ts';
+import { until } from '../../helpers/wait.ts';
 import { ScoringError, type Prediction, type ScoreObservation, type ScoreRequest } from '../../../src/scoring/types.ts';
 
 const FIXTURE = join(import.meta.dirname, '../../fixtures/contract-model');
@@ -261,6 +263,52 @@ describe('closing the scorer', () => {
     expect((await pending).kind).toBe('model_unavailable');
     expect(scorer.ready).toBe(false);
     expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+  });
+});
+
+describe('a scoring worker that stops', () => {
+  // The pool's piscina, caught as it runs a task: its threads are the real worker threads.
+  let run: MockInstance<Piscina['run']>;
+  beforeEach(() => {
+    run = vi.spyOn(Piscina.prototype, 'run');
+  });
+  afterEach(() => run.mockRestore());
+  const workerThreads = () => (run.mock.contexts.at(-1) as Piscina).threads;
+
+  it('fails the call it was running as interrupted (retryable), and its replacement scores the next call', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1 });
+    try {
+      const pending = rejection(scorer.score([{ conversation: longChat(500_000) }]));
+      await until(async () => (scorer.inFlight > 0 ? true : undefined), 15_000);
+      await workerThreads()[0]?.terminate();
+      const err = await pending;
+      expect(err.kind).toBe('interrupted');
+      expect(scorer.ready).toBe(true);
+      const [p] = await scorer.score([{ conversation: chat(4) }]);
+      expect(p?.harmful_score).toBeGreaterThanOrEqual(0);
+    } finally {
+      await scorer.close();
+    }
+  });
+
+  it('whose replacement cannot load the model (the package changed on disk) leaves the scorer not ready: model_unavailable, with why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scorer-replaced-'));
+    cpSync(FIXTURE, dir, { recursive: true });
+    const scorer = await createScorer({ ...base, modelDir: dir, workers: 1 });
+    try {
+      expect(await scorer.score([{ conversation: chat(4) }])).toHaveLength(1);
+      writeFileSync(join(dir, 'tokenizer.json'), readFileSync(join(dir, 'tokenizer.json'), 'utf8') + ' ');
+      await workerThreads()[0]?.terminate();
+      await until(async () => (!scorer.ready ? true : undefined), 15_000);
+      expect(scorer.loadError).toMatch(/SHA-256 mismatch for tokenizer\.json/);
+      expect(scorer.manifest).toBeUndefined();
+      const err = await rejection(scorer.score([{ conversation: chat(4) }]));
+      expect(err.kind).toBe('model_unavailable');
+      expect(err.message).toMatch(/SHA-256 mismatch/);
+    } finally {
+      await scorer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
