@@ -1,6 +1,7 @@
 // Real sockets: HTTPS with TLS 1.2 minimum, the certificate from PEM files or self-signed, the plain
 // listener that redirects everything with 308, and the proxy redirect when TLS is terminated upstream.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -148,6 +149,23 @@ describe('plain HTTP_PORT listener', () => {
       await app.close();
     }
   }
+
+  it('answers framing it cannot read as the API port does: {detail, code}, then closes', async () => {
+    const exchange = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(redirectPort, '127.0.0.1', () => socket.write(request));
+        let raw = '';
+        socket.on('data', (d: Buffer) => (raw += d.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(raw));
+      });
+    const badLength = await exchange('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    expect(badLength.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(badLength.split('\r\n\r\n')[1] ?? '')).toEqual({ detail: 'Bad request', code: 'bad_request' });
+    const bigHeaders = await exchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(bigHeaders.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(bigHeaders.split('\r\n\r\n')[1] ?? '')).toEqual({ detail: 'Request headers too large', code: 'headers_too_large' });
+  });
 
   it('sends clients to PUBLIC_HTTPS_PORT when set (the port compose publishes or the Service exposes)', async () => {
     for (const [publicPort, expected] of [
