@@ -7,7 +7,8 @@ import { reloadCertificateOnChange, type CertificateReload, type SecureContextTa
 import { resolveTls, serverOptions, startListeners, type ResolvedTls } from './http/listeners.ts';
 import { installGracefulShutdown } from './ops/lifecycle.ts';
 import { createLogger } from './ops/logger.ts';
-import { buildMetricsServer, createMetrics } from './ops/metrics.ts';
+import { createMetrics } from './ops/metrics.ts';
+import { buildMetricsServer } from './http/metrics-listener.ts';
 import { createScorer } from './scoring/scorer.ts';
 
 function fail(message: string): never {

@@ -1,7 +1,5 @@
 // Prometheus metrics, one registry per app so tests can run several. Served only by the separate
 // metrics listener (startMetricsServer), never by the public port. Every name starts with PREFIX.
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { ServerOptions } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ModelManifest, Prediction, ScoreObservation } from '../scoring/types.ts';
 
@@ -189,19 +187,4 @@ export function createMetrics(): Metrics {
       if (index !== null) firstAlert.observe(index);
     },
   };
-}
-
-/**
- * A fastify instance serving only GET /metrics; the caller listens on METRICS_HOST:METRICS_PORT. It
- * takes the API port's cuts for stalled and idle connections (http/listeners.ts serverOptions): Node's
- * defaults let a slowloris hold it about a minute.
- */
-export function buildMetricsServer(metrics: Metrics, options: ServerOptions): FastifyInstance {
-  const { keepAliveTimeout, requestTimeout, ...http } = options;
-  const server = Fastify({ logger: false, http, ...(keepAliveTimeout === undefined ? {} : { keepAliveTimeout }), ...(requestTimeout === undefined ? {} : { requestTimeout }) }) as unknown as FastifyInstance;
-  server.get('/metrics', async (_request, reply) => {
-    reply.header('content-type', metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
-  return server;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGE_PATTERN, OPENAPI_PATH, OPERATIONS, openapiPath } from '../../src/http/openapi.ts';
 import { DEFAULT_MODEL_DIR } from '../../src/config.ts';
-import { buildMetricsServer } from '../../src/ops/metrics.ts';
+import { buildMetricsServer } from '../../src/http/metrics-listener.ts';
 import { parseAge } from '../../src/scoring/ages.ts';
 import { ageSchema } from '../../src/http/schemas.ts';
 import { bearer, REPO_ROOT, startTestApp, type TestApp } from '../helpers/app.ts';

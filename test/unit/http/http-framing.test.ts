@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { selfSignedCertificate, serverOptions, startListeners, type Listeners } from '../../../src/http/listeners.ts';
-import { buildMetricsServer } from '../../../src/ops/metrics.ts';
+import { buildMetricsServer } from '../../../src/http/metrics-listener.ts';
 import { captureLogs, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 
 const TIMEOUT_MS = 1500;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsLocation, resolveTls, selfSignedCertificate, serverOptions, startListeners, type Listeners, type ResolvedTls } from '../../../src/http/listeners.ts';
-import { buildMetricsServer } from '../../../src/ops/metrics.ts';
+import { buildMetricsServer } from '../../../src/http/metrics-listener.ts';
 import { bearer, chat, freePort, startTestApp, type TestApp } from '../../helpers/app.ts';
 
 interface Answer {

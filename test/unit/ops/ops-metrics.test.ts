@@ -1,7 +1,8 @@
 // Prometheus metrics on their own listener (METRICS_PORT), never on the public port, with one prefix.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, startListeners, type Listeners } from '../../../src/http/listeners.ts';
-import { buildMetricsServer } from '../../../src/ops/metrics.ts';
+import { buildMetricsServer } from '../../../src/http/metrics-listener.ts';
 import { bearer, chat, freePort, startTestApp, type TestApp } from '../../helpers/app.ts';
 
 let t: TestApp;
@@ -21,6 +22,37 @@ const scrape = async () => {
   expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
   return res.text();
 };
+
+describe('the metrics port answers what it does not serve as the API port does', () => {
+  const metricsUrl = (path: string) => `http://127.0.0.1:${listeners.metricsPort}${path}`;
+
+  it('an unknown path is a 404 {detail, code} that echoes nothing of the URL', async () => {
+    const res = await fetch(metricsUrl('/nope?secret=SECRET-QUERY'));
+    expect(res.status).toBe(404);
+    const body = await res.text();
+    expect(JSON.parse(body)).toEqual({ detail: 'Not found', code: 'not_found' });
+    expect(body).not.toContain('SECRET');
+  });
+
+  it('another method on /metrics is a 405 naming the ones it serves', async () => {
+    const res = await fetch(metricsUrl('/metrics'), { method: 'POST', body: '' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect(await res.json()).toEqual({ detail: 'Method not allowed', code: 'method_not_allowed' });
+  });
+
+  it('bad framing is a 400 {detail, code}, then the connection closes', async () => {
+    const raw = await new Promise<string>((resolve) => {
+      const socket = connect(listeners.metricsPort, '127.0.0.1', () => socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'));
+      let got = '';
+      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(got));
+    });
+    expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(raw.split('\r\n\r\n')[1] ?? '')).toEqual({ detail: 'Bad request', code: 'bad_request' });
+  });
+});
 
 describe('metrics', () => {
   it('are served on the metrics port and not on the public port', async () => {
