@@ -61,8 +61,8 @@ async function sharedState(config: Config, logger: Logger): Promise<SharedRedis 
   });
 }
 
-/** The engine settings a Config asks for, reporting each scoring call to `metrics`. */
-export function scorerOptions(config: Config, metrics: Metrics | undefined): ScorerOptions {
+/** The engine settings a Config asks for, reporting each scoring call to `metrics` and a lost model to `logger`. */
+export function scorerOptions(config: Config, metrics: Metrics | undefined, logger?: Logger): ScorerOptions {
   return {
     modelDir: config.MODEL_DIR,
     manifestSha256: config.MODEL_SHA256,
@@ -71,6 +71,7 @@ export function scorerOptions(config: Config, metrics: Metrics | undefined): Sco
     maxQueue: config.MAX_QUEUE,
     timeoutMs: config.REQUEST_TIMEOUT_MS,
     ...(metrics ? { onObservation: metrics.recordObservation } : {}),
+    ...(logger ? { onDegraded: (reason: string) => logger.error({ reason }, 'a scoring worker could not load the model: serving degraded (/health degraded, scoring 503)') } : {}),
   };
 }
 

@@ -56,7 +56,7 @@ if (config.TLS_MODE === 'on') {
 }
 
 const metrics = createMetrics();
-const scorer = await createScorer(scorerOptions(config, metrics));
+const scorer = await createScorer(scorerOptions(config, metrics, logger));
 metrics.observeScorer(scorer);
 if (scorer.ready && scorer.manifest !== undefined) {
   logger.info({ model: scorer.manifest.name, version: scorer.manifest.version, workers: config.WORKERS, fast_tokenizer: scorer.fastTokenizer }, 'model loaded');

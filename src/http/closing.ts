@@ -1,10 +1,11 @@
 // Requests that reach the service once shutdown has begun: on a keep-alive connection that was busy
 // when it started, or pipelined behind a request still in flight. Fastify's own answer to them
 // (`return503OnClosing`) is a bare `{error, message, statusCode}` 503 without `code`, `Retry-After`
-// or the security headers; this answers the catalogue's 503 instead, and closes the connection so
-// the client's next try reaches another replica (or this one, restarted).
+// or the security headers; this answers the catalogue's 503 instead and closes the connection, so the
+// client's next try reaches another replica (or this one, restarted).
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors.ts';
+import { DRAIN_MAX_BYTES } from './lingering-close.ts';
 
 /** Turns Fastify's own refusal off; pass with the app's options, beside registerClosingRefusal. */
 export const closingOptions = { return503OnClosing: false } as const;
@@ -21,7 +22,19 @@ export function registerClosingRefusal(app: FastifyInstance): void {
     done();
   });
   // Callback style, as the framing check: it runs on every request.
-  app.addHook('onRequest', (_request, _reply, done) => {
-    done(closing ? new HttpError({ code: 'service_closing' }, { headers: { connection: 'close' } }) : undefined);
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!closing) return done();
+    const refusal = new HttpError({ code: 'service_closing' }, { headers: { connection: 'close' } });
+    // The body is read and dropped before the answer: a connection closed under an unread body is
+    // reset, and the client sees EPIPE rather than the 503. Node's request timeout bounds the wait.
+    const raw = request.raw;
+    if (raw.readableEnded) return done(refusal);
+    let read = 0;
+    raw.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN_MAX_BYTES) raw.socket.destroy();
+    });
+    raw.once('end', () => done(refusal));
+    raw.resume();
   });
 }

@@ -148,10 +148,10 @@ export function createRedirectServer(httpsPort: number, options: NodeServerOptio
   const server = createServer(options, (req, res) => {
     const location = httpsLocation(req.headers.host, req.url, httpsPort, publicHost);
     if (location === undefined) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(errorBody({ code: 'host_required' }));
+      res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(errorBody({ code: 'host_required' }));
       return;
     }
-    res.writeHead(308, { location, 'content-type': 'application/json', ...REDIRECT_HEADERS });
+    res.writeHead(308, { location, 'content-type': 'application/json; charset=utf-8', ...REDIRECT_HEADERS });
     res.end(errorBody({ code: 'use_https', params: { location } }));
   });
   server.keepAliveTimeout = options.keepAliveTimeout;

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import type { Metrics } from '../ops/metrics.ts';
 import { closingOptions, registerClosingRefusal } from './closing.ts';
-import { clientErrorHandler, registerErrorHandling } from './errors.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 
 /** Scrapes carry no body: anything larger than this is refused before it is read. */
 const METRICS_BODY_LIMIT = 1024;
@@ -19,6 +19,7 @@ export function buildMetricsServer(metrics: Metrics, options: ServerOptions): Fa
     http,
     bodyLimit: METRICS_BODY_LIMIT,
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     ...closingOptions,
     ...(keepAliveTimeout === undefined ? {} : { keepAliveTimeout }),
     ...(requestTimeout === undefined ? {} : { requestTimeout }),

@@ -54,7 +54,8 @@ export interface JobParts {
 const SCORING_SHARE = 0.6;
 const OVERLOAD_BASE_MS = 25;
 const OVERLOAD_CAP_MS = 1000;
-const TIMEOUT_RETRIES = 2;
+/** Tries again for an item whose scoring timed out or whose worker exited: a few, never forever. */
+const FAULT_RETRIES = 2;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -311,7 +312,7 @@ export class JobService implements Jobs {
   }
 
   async #score(item: QueuedItem, signal: AbortSignal): Promise<void> {
-    let timeouts = 0;
+    let retries = 0;
     for (let retry = 0; ; retry++) {
       try {
         // Observed (metrics, the audit line) before the result is stored, so an item's audit line
@@ -334,7 +335,7 @@ export class JobService implements Jobs {
         const kind = err instanceof ScoringError ? err.kind : 'internal';
         // Live traffic has priority: a full scorer queue means wait and try again, never fail the job.
         // A timeout or a worker that stopped mid-item may pass on another try; a few, not forever.
-        if (kind === 'overloaded' || ((kind === 'timeout' || kind === 'interrupted') && ++timeouts <= TIMEOUT_RETRIES)) {
+        if (kind === 'overloaded' || ((kind === 'timeout' || kind === 'interrupted') && ++retries <= FAULT_RETRIES)) {
           await sleep(fullJitter(OVERLOAD_BASE_MS, retry, OVERLOAD_CAP_MS) + OVERLOAD_BASE_MS, signal).catch(() => undefined);
           continue;
         }

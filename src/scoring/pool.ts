@@ -59,10 +59,13 @@ export class WorkerBrokenError extends Error {
   }
 }
 
-/** piscina's rejections for a worker that went away: its exit, or its heap limit. */
+/**
+ * piscina's rejection for the tasks of a worker that exited (piscina gives it no code, only this text).
+ * A worker over its heap limit is not counted: the task that filled it would fill the next one too, so
+ * it stays a failure (500, logged) rather than something to try again.
+ */
 function isWorkerLoss(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return err.message.startsWith('worker exited with code') || (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+  return err instanceof Error && err.message.startsWith('worker exited with code');
 }
 
 /** A handle on one submitted task: its result, and a way to cancel it. */
@@ -77,6 +80,8 @@ export interface PoolOptions extends Omit<WorkerConfig, 'readyChannel'> {
   maxQueue: number;
   /** Tasks one worker holds at once: while one is tokenized off-thread, another can run ONNX. */
   tasksPerWorker: number;
+  /** Called once, with the reason, when the pool turns broken. */
+  onBroken?: (reason: string) => void;
 }
 
 export class ScoringPool {
@@ -87,11 +92,13 @@ export class ScoringPool {
   #failReadiness: ((err: Error) => void) | undefined;
   #channel: BroadcastChannel | undefined;
   #broken: string | undefined;
+  readonly #onBroken: ((reason: string) => void) | undefined;
   #slowTokenizers = 0;
   #pending = 0;
 
   constructor(options: PoolOptions) {
-    const { workers, maxQueue, tasksPerWorker, ...rest } = options;
+    const { workers, maxQueue, tasksPerWorker, onBroken, ...rest } = options;
+    this.#onBroken = onBroken;
     const config: WorkerConfig = { ...rest, readyChannel: `scoring-ready-${randomUUID()}` };
     this.#workers = workers;
     this.#ready = this.#collectReadiness(config.readyChannel, workers);
@@ -145,6 +152,15 @@ export class ScoringPool {
     return this.#broken;
   }
 
+  /** Marks the pool broken (the first reason wins) and reports it once; returns the reason kept. */
+  #breaks(reason: string): string {
+    if (this.#broken === undefined) {
+      this.#broken = reason;
+      this.#onBroken?.(reason);
+    }
+    return this.#broken;
+  }
+
   /**
    * Listens before the workers start, so no announcement is missed, and for as long as the pool
    * lives: a replacement worker announces its load too.
@@ -160,7 +176,7 @@ export class ScoringPool {
       channel.onmessage = (event: unknown) => {
         const m = (event as { data: WorkerReadiness }).data;
         if (ready === count) {
-          if (!m.ok) this.#broken ??= m.error;
+          if (!m.ok) this.#breaks(m.error);
         } else if (!m.ok) reject(new Error(m.error));
         else {
           if (!m.fastTokenizer) this.#slowTokenizers++;
@@ -197,8 +213,7 @@ export class ScoringPool {
         if (isWorkerLoss(err)) throw new WorkerLostError({ cause: err });
         if (message.startsWith(WORKER_LOAD_FAILED)) {
           // The task may come back before the worker's announcement does.
-          this.#broken ??= message.slice(WORKER_LOAD_FAILED.length);
-          throw new WorkerBrokenError(this.#broken);
+          throw new WorkerBrokenError(this.#breaks(message.slice(WORKER_LOAD_FAILED.length)));
         }
         throw err;
       })

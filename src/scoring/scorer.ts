@@ -44,6 +44,11 @@ export interface ScorerOptions {
   tasksPerWorker?: number;
   /** How long workers may take to load the model (default 120 s). */
   loadTimeoutMs?: number;
+  /**
+   * Called once when a worker started after load (in place of one that exited) has no model, so the
+   * scorer is no longer ready: the reason names a file and a hash, never text.
+   */
+  onDegraded?: (reason: string) => void;
 }
 
 export interface EngineScorer extends Scorer {
@@ -137,6 +142,7 @@ class PooledScorer implements EngineScorer {
         workers: this.#options.workers,
         maxQueue: this.#options.maxQueue,
         tasksPerWorker: this.#tasksPerWorker,
+        ...(this.#options.onDegraded ? { onBroken: this.#options.onDegraded } : {}),
       });
       await pool.ready(this.#options.loadTimeoutMs ?? 120_000);
       this.#manifest = manifest;

@@ -91,7 +91,7 @@ export interface ModelManifest {
 
 /**
  * Why the engine could not score: the HTTP layer maps each kind to a status code. `interrupted`: the
- * worker running the call stopped (it is replaced); the same call may succeed when tried again.
+ * worker running the call exited (it is replaced); the same call may succeed when tried again.
  */
 export type ScoringErrorKind = 'model_unavailable' | 'overloaded' | 'timeout' | 'interrupted' | 'internal';
 

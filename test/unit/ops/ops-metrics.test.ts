@@ -25,6 +25,15 @@ const scrape = async () => {
 
 describe('the metrics port answers what it does not serve as the API port does', () => {
   const metricsUrl = (path: string) => `http://127.0.0.1:${listeners.metricsPort}${path}`;
+  /** Writes `request` on a raw connection to the metrics port; resolves with all it got once closed. */
+  const rawExchange = (request: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(listeners.metricsPort ?? 0, '127.0.0.1', () => socket.write(request));
+      let got = '';
+      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(got));
+    });
 
   it('an unknown path is a 404 {detail, code} that echoes nothing of the URL', async () => {
     const res = await fetch(metricsUrl('/nope?secret=SECRET-QUERY'));
@@ -41,14 +50,15 @@ describe('the metrics port answers what it does not serve as the API port does',
     expect(await res.json()).toEqual({ detail: 'Method not allowed', code: 'method_not_allowed' });
   });
 
+  it('a malformed percent-encoding is a 400 {detail, code} that echoes nothing of the URL', async () => {
+    const raw = await rawExchange('GET /%zzSECRET HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(raw.split('\r\n\r\n')[1] ?? '')).toEqual({ detail: 'Malformed URL: invalid percent-encoding', code: 'malformed_url' });
+    expect(raw).not.toContain('SECRET');
+  });
+
   it('bad framing is a 400 {detail, code}, then the connection closes', async () => {
-    const raw = await new Promise<string>((resolve) => {
-      const socket = connect(listeners.metricsPort, '127.0.0.1', () => socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'));
-      let got = '';
-      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
-      socket.on('error', () => {});
-      socket.on('close', () => resolve(got));
-    });
+    const raw = await rawExchange('GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
     expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
     expect(JSON.parse(raw.split('\r\n\r\n')[1] ?? '')).toEqual({ detail: 'Bad request', code: 'bad_request' });
   });
