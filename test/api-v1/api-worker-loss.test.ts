@@ -1,4 +1,4 @@
-// A scoring worker that stops (it exited, or ran out of memory) is a fault the client can retry, not a
+// A scoring worker that exits mid-call is a fault the client can retry, not a
 // bug: the call it was running answers 503 scoring_interrupted with Retry-After, and piscina's
 // replacement serves the next one. A replacement that cannot load the model (the package changed on
 // disk since start) makes the service degraded, as a model that never loaded does: /health says so,
