@@ -43,7 +43,7 @@ export class QueueFullError extends Error {
   }
 }
 
-/** The worker running a task stopped (it exited, or ran out of memory); piscina starts another. */
+/** The worker running a task exited; piscina starts another. */
 export class WorkerLostError extends Error {
   constructor(options: { cause: unknown }) {
     super('the scoring worker running this task stopped', options);
