@@ -5,7 +5,7 @@
 // client's next try reaches another replica (or this one, restarted).
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors.ts';
-import { DRAIN_MAX_BYTES } from './lingering-close.ts';
+import { discardBody } from './lingering-close.ts';
 
 /** Turns Fastify's own refusal off; pass with the app's options, beside registerClosingRefusal. */
 export const closingOptions = { return503OnClosing: false } as const;
@@ -27,14 +27,7 @@ export function registerClosingRefusal(app: FastifyInstance): void {
     const refusal = new HttpError({ code: 'service_closing' }, { headers: { connection: 'close' } });
     // The body is read and dropped before the answer: a connection closed under an unread body is
     // reset, and the client sees EPIPE rather than the 503. Node's request timeout bounds the wait.
-    const raw = request.raw;
-    if (raw.readableEnded) return done(refusal);
-    let read = 0;
-    raw.on('data', (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > DRAIN_MAX_BYTES) raw.socket.destroy();
-    });
-    raw.once('end', () => done(refusal));
-    raw.resume();
+    if (request.raw.readableEnded) return done(refusal);
+    discardBody(request.raw, () => done(refusal));
   });
 }

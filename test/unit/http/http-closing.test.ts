@@ -5,7 +5,7 @@
 // job's webhook still in flight is delivered.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startListeners } from '../../../src/http/listeners.ts';
+import { startListeners, type Listeners } from '../../../src/http/listeners.ts';
 import type { EngineScorer } from '../../../src/scoring/scorer.ts';
 import { bearer, startTestApp, TEST_KEY, type TestApp } from '../../helpers/app.ts';
 import { until } from '../../helpers/wait.ts';
@@ -62,6 +62,24 @@ function expectClosingRefusal(answer: Answer | undefined): void {
   expect(answer?.headers['x-content-type-options']).toBe('nosniff');
 }
 
+/**
+ * Opens a connection whose first request's body is still arriving, so it is busy, then starts
+ * shutdown; `then` is what the client sends next: the rest of that body and whatever follows it.
+ */
+async function closeUnderBusyConnection(t: TestApp, listeners: Listeners, then: string): Promise<Answer[]> {
+  const c = await open(Number(new URL(listeners.appUrl).port));
+  const seen = new Promise((resolve) => t.app.server.once('request', resolve));
+  c.socket.write(predictHead + predictBody.slice(0, 5));
+  await seen;
+  const closing = listeners.close();
+  await pause(50);
+  c.socket.write(predictBody.slice(5) + then);
+  await c.closed;
+  await closing;
+  await t.close();
+  return answersOf(c.received());
+}
+
 let shared: TestApp;
 let scorer: EngineScorer;
 let receiver: Receiver;
@@ -79,21 +97,11 @@ describe('a request arriving after shutdown began is a 503 service_closing, not 
   it('pipelined behind a request in flight: the first is answered 200, a POST with a body after it refused, the connection closed', async () => {
     const t = await startTestApp({ scorer, env: { TLS_MODE: 'off' } });
     const listeners = await startListeners({ app: t.app, metricsServer: undefined, config: t.config });
-    const c = await open(Number(new URL(listeners.appUrl).port));
-    // The first request's body is still arriving when close() is called, so its connection is busy.
-    const seen = new Promise((resolve) => t.app.server.once('request', resolve));
-    c.socket.write(predictHead + predictBody.slice(0, 5));
-    await seen;
-    const closing = listeners.close();
-    await pause(50);
-    // Its body is read and dropped before the answer (closing.ts says why); this raw client reads the
-    // answer either way, so what is checked here is the answer and the close, not the reset avoided.
+    // The POST's body is read and dropped before the answer (closing.ts says why); this raw client reads
+    // the answer either way, so what is checked here is the answer and the close, not the reset avoided.
     const bigBody = JSON.stringify({ conversation: `user1: ${'words of a long chat '.repeat(20_000)}` });
-    c.socket.write(predictBody.slice(5) + predictHead.replace(`Content-Length: ${predictBody.length}`, `Content-Length: ${bigBody.length}`) + bigBody);
-    await c.closed;
-    await closing;
-    await t.close();
-    const [first, second, ...more] = answersOf(c.received());
+    const post = predictHead.replace(`Content-Length: ${predictBody.length}`, `Content-Length: ${bigBody.length}`) + bigBody;
+    const [first, second, ...more] = await closeUnderBusyConnection(t, listeners, post);
     expect(first?.status).toBe(200);
     expect(JSON.parse(first?.body ?? '{}').harmful_score).toEqual(expect.any(Number));
     expectClosingRefusal(second);
@@ -116,17 +124,7 @@ describe('a request arriving after shutdown began is a 503 service_closing, not 
     expect(submitted.statusCode).toBe(202);
     // Wait until the delivery is held at the receiver: shutdown must wait for it (the /v2 drain).
     await until(async () => (receiver.requests.length > 0 ? true : undefined), 10_000, 20);
-    const c = await open(Number(new URL(listeners.appUrl).port));
-    const seen = new Promise((resolve) => t.app.server.once('request', resolve));
-    c.socket.write(predictHead + predictBody.slice(0, 5));
-    await seen;
-    const closing = listeners.close();
-    await pause(50);
-    c.socket.write(predictBody.slice(5) + healthRequest);
-    await c.closed;
-    await closing;
-    await t.close();
-    const [first, second] = answersOf(c.received());
+    const [first, second] = await closeUnderBusyConnection(t, listeners, healthRequest);
     expect(first?.status).toBe(200);
     expectClosingRefusal(second);
     expect(receiver.requests).toHaveLength(1);
