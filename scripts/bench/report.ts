@@ -1,10 +1,10 @@
 // The bench's report: one row per figure with its target and PASS/FAIL (figures, not a gate), printed
 // as a table, and reports/bench.json with every figure and the conditions they were measured under.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { DISTINCT } from './conversations.ts';
 import { JOB_CONVERSATIONS } from './jobs.ts';
+import { describeMachine } from './machine.ts';
 import { CONCURRENCY, DURATION_S, MODEL_DIR, ROOT, WORKERS, type Figures } from './settings.ts';
 
 /** Measure, value as printed, target, and whether it is met (undefined: reported, no target). */
@@ -67,7 +67,7 @@ export function printTable(results: Figures): void {
 
 /** reports/bench.json, with a note where the machine is not the 2 cores the targets are stated for. */
 export function writeBenchJson(results: Figures): void {
-  const machine = { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? 'unknown' };
+  const machine = describeMachine();
   if (machine.cpus !== 2) console.log(`\nnote: the targets are stated for 2 cores; this machine has ${machine.cpus} (${machine.cpu_model})`);
   mkdirSync(join(ROOT, 'reports'), { recursive: true });
   writeFileSync(

@@ -22,6 +22,7 @@ import { peakRssMb } from './cpu.ts';
 import { KEY, agent, call, freePort } from './http.ts';
 import { httpOverheads, inProcess } from './in-process.ts';
 import { jobsThroughRedis } from './jobs.ts';
+import { describeMachine, machineLine } from './machine.ts';
 import { memoryAndFairness, memoryFigures } from './memory-fairness.ts';
 import { printTable, writeBenchJson } from './report.ts';
 import { batchLoad, fullLoad, hugeWithHealth, pacedComparison, predictLoad, warmUp } from './server-load.ts';
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   const single = () => singles[nextSingle++ % singles.length] as string;
   const port = await freePort();
   const base = `https://127.0.0.1:${port}`;
-  console.log(`bench: model ${MODEL_DIR}, ${WORKERS} workers, server ${base}`);
+  console.log(`bench: model ${MODEL_DIR}, ${WORKERS} workers, server ${base}, machine ${machineLine(describeMachine())}`);
   // The in-process engine is loaded beside the server so that the paced comparison below alternates
   // between the two within a minute; its workers sit idle (no CPU) while the server is measured.
   const scorer = await createScorer({ modelDir: MODEL_DIR, workers: WORKERS, intraOpThreads: 1, maxQueue: 64, timeoutMs: 30_000 });
