@@ -1,7 +1,8 @@
-// The machine a bench ran on, precisely enough to tell two machine kinds apart. Two machines of "2
-// cores, AMD EPYC" measured the shipped model at 2,265 and at 760 forty-turn chats/s in process: an
-// older core that runs AVX2 as two 128-bit halves, and no AVX-512 (README, "Benchmarks"). The figures
-// of two days compare only when these fields agree.
+// The machine a bench ran on, precisely enough to tell two machine kinds apart. Two 2-core machines
+// measured the shipped model at 2,265 (November 29) and at 760 (December 1) forty-turn chats/s in
+// process, and the bench had recorded only the core count and a model name such as "AMD EPYC", which
+// names no generation; December's is a first-generation EPYC that runs AVX2 as two 128-bit halves and
+// has no AVX-512 (README, "Benchmarks"). The figures of two days compare only when these fields agree.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 

@@ -1,5 +1,6 @@
-// The bench names the machine kind, not only "2 cores, AMD EPYC": two such machines measured the same
-// model three times apart, and only the CPU family, model and vector flags told them apart.
+// The bench names the machine kind, not only "2 cores, AMD EPYC": two 2-core machines measured the same
+// model three times apart, and a model name names no generation; the CPU family, model and vector
+// flags do.
 import { describe, expect, it } from 'vitest';
 import { cpuKind, describeMachine, machineLine } from '../../../scripts/bench/machine.ts';
 
