@@ -55,7 +55,7 @@ export function describeMachine(): Machine {
   return { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? 'unknown', ...cpuKind(cpuinfo) };
 }
 
-/** One line for the bench's header: `AMD EPYC (AuthenticAMD family 23 model 1; avx2 fma)`. */
+/** One line for the bench's header: `2 x AMD EPYC (AuthenticAMD family 23 model 1; avx2 fma)`. */
 export function machineLine(m: Machine): string {
   const kind = m.cpu_kind === undefined ? '' : ` (${m.cpu_kind}; ${m.vector_flags?.join(' ') || 'no AVX2'})`;
   return `${m.cpus} x ${m.cpu_model}${kind}`;

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DISTINCT } from './conversations.ts';
 import { JOB_CONVERSATIONS } from './jobs.ts';
-import { describeMachine } from './machine.ts';
+import type { Machine } from './machine.ts';
 import { CONCURRENCY, DURATION_S, MODEL_DIR, ROOT, WORKERS, type Figures } from './settings.ts';
 
 /** Measure, value as printed, target, and whether it is met (undefined: reported, no target). */
@@ -66,8 +66,7 @@ export function printTable(results: Figures): void {
 }
 
 /** reports/bench.json, with a note where the machine is not the 2 cores the targets are stated for. */
-export function writeBenchJson(results: Figures): void {
-  const machine = describeMachine();
+export function writeBenchJson(results: Figures, machine: Machine): void {
   if (machine.cpus !== 2) console.log(`\nnote: the targets are stated for 2 cores; this machine has ${machine.cpus} (${machine.cpu_model})`);
   mkdirSync(join(ROOT, 'reports'), { recursive: true });
   writeFileSync(

@@ -92,7 +92,8 @@ async function main(): Promise<void> {
   const single = () => singles[nextSingle++ % singles.length] as string;
   const port = await freePort();
   const base = `https://127.0.0.1:${port}`;
-  console.log(`bench: model ${MODEL_DIR}, ${WORKERS} workers, server ${base}, machine ${machineLine(describeMachine())}`);
+  const machine = describeMachine();
+  console.log(`bench: model ${MODEL_DIR}, ${WORKERS} workers, server ${base}, machine ${machineLine(machine)}`);
   // The in-process engine is loaded beside the server so that the paced comparison below alternates
   // between the two within a minute; its workers sit idle (no CPU) while the server is measured.
   const scorer = await createScorer({ modelDir: MODEL_DIR, workers: WORKERS, intraOpThreads: 1, maxQueue: 64, timeoutMs: 30_000 });
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
     console.log(`\nfailed requests (non-2xx, connection errors and timeouts): single ${results.single_failed}, batch ${results.batch_failed}`);
     process.exitCode = 1;
   }
-  writeBenchJson(results);
+  writeBenchJson(results, machine);
 }
 
 main().catch((err: unknown) => {
