@@ -149,7 +149,7 @@ class PooledScorer implements EngineScorer {
       this.#pool = pool;
     } catch (err) {
       this.#loadError = err instanceof Error ? err.message : String(err);
-      await pool?.destroy().catch(() => {});
+      await pool?.close().catch(() => {});
     }
   }
 
@@ -259,7 +259,7 @@ class PooledScorer implements EngineScorer {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool?.destroy();
+    await this.#pool?.close();
   }
 }
 

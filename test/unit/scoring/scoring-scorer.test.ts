@@ -256,13 +256,43 @@ describe('queue bound and deadlines', () => {
 });
 
 describe('closing the scorer', () => {
-  it('answers model_unavailable for work still in flight and for later calls', async () => {
+  it('answers model_unavailable for a call with tasks still to run and for later calls', async () => {
     const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1 });
-    const pending = rejection(scorer.score([{ conversation: longChat(500_000) }]));
+    // Three tasks of 150,000 characters, run one after another: closing comes during the first.
+    const batch = [0, 1, 2].map(() => ({ conversation: longChat(150_000) }));
+    const pending = rejection(scorer.score(batch));
     await scorer.close();
     expect((await pending).kind).toBe('model_unavailable');
     expect(scorer.ready).toBe(false);
     expect((await rejection(scorer.score([{ conversation: 'user1: hi' }]))).kind).toBe('model_unavailable');
+  });
+
+  it('never stops a worker inside a task: the running task finishes and its call gets its prediction, queued work is refused', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 1, tasksPerWorker: 1 });
+    // One task (under TASK_CHARS) of many ONNX runs, caught while the worker runs it.
+    const running = scorer.score([{ conversation: longChat(150_000) }]);
+    await until(async () => (scorer.inFlight === 1 ? true : undefined), 5_000, 1);
+    const queued = rejection(scorer.score([{ conversation: chat(4) }]));
+    expect(scorer.queueSize).toBe(1);
+    let closed = false;
+    const closing = scorer.close().then(() => (closed = true));
+    const [prediction] = await running;
+    expect(prediction!.num_segments).toBeGreaterThan(1);
+    expect((await queued).kind).toBe('model_unavailable');
+    await closing;
+    expect(closed).toBe(true);
+    expect(scorer.inFlight).toBe(0);
+  });
+
+  it('with two workers busy, waits for the one that finishes last, not the first', async () => {
+    const scorer = await createScorer({ ...base, modelDir: FIXTURE, workers: 2, tasksPerWorker: 1 });
+    // Small calls (under SMALL_CALL_CHARS) go straight to the pool, one task each, one per worker.
+    const short = scorer.score([{ conversation: longChat(5_000) }]);
+    const long = scorer.score([{ conversation: longChat(45_000) }]);
+    await until(async () => (scorer.inFlight === 2 ? true : undefined), 5_000, 1);
+    await scorer.close();
+    expect((await short)[0]!.num_segments).toBeGreaterThanOrEqual(1);
+    expect((await long)[0]!.num_segments).toBeGreaterThan((await short)[0]!.num_segments);
   });
 });
 
