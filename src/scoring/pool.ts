@@ -26,8 +26,13 @@ export class WithdrawnError extends Error {
  * the bounded queue. A withdrawn task is settled with WithdrawnError, as piscina settles its own aborts.
  */
 class WithdrawableQueue extends ArrayTaskQueue {
+  /** ArrayTaskQueue's own array of waiting tasks. */
+  get #tasks(): QueuedTask[] {
+    return (this as unknown as { tasks: QueuedTask[] }).tasks;
+  }
+
   withdraw(cancel: Int32Array): boolean {
-    const tasks = (this as unknown as { tasks: QueuedTask[] }).tasks;
+    const tasks = this.#tasks;
     const index = tasks.findIndex((t) => t.task !== null && t.task.cancel === cancel);
     if (index === -1) return false;
     const [task] = tasks.splice(index, 1);
@@ -35,10 +40,10 @@ class WithdrawableQueue extends ArrayTaskQueue {
     return true;
   }
 
-  /** Settles every waiting task with `err`. */
-  withdrawAll(err: () => Error): void {
-    const tasks = (this as unknown as { tasks: QueuedTask[] }).tasks;
-    for (const task of tasks.splice(0, tasks.length)) task.done(err());
+  /** Settles every waiting task with PoolClosedError. */
+  withdrawAll(): void {
+    const tasks = this.#tasks;
+    for (const task of tasks.splice(0, tasks.length)) task.done(new PoolClosedError());
   }
 }
 
@@ -261,7 +266,7 @@ export class ScoringPool {
     this.#closed = true;
     this.#failReadiness?.(new Error('scoring pool closed'));
     this.#channel?.close();
-    this.#queue.withdrawAll(() => new PoolClosedError());
+    this.#queue.withdrawAll();
     if (this.#pending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     await this.#piscina.destroy();
   }

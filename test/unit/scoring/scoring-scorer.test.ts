@@ -274,13 +274,14 @@ describe('closing the scorer', () => {
     await until(async () => (scorer.inFlight === 1 ? true : undefined), 5_000, 1);
     const queued = rejection(scorer.score([{ conversation: chat(4) }]));
     expect(scorer.queueSize).toBe(1);
-    let closed = false;
-    const closing = scorer.close().then(() => (closed = true));
-    const [prediction] = await running;
+    const settled: string[] = [];
+    const closing = scorer.close().then(() => settled.push('closed'));
+    const [prediction] = await running.then((p) => (settled.push('scored'), p));
     expect(prediction!.num_segments).toBeGreaterThan(1);
     expect((await queued).kind).toBe('model_unavailable');
     await closing;
-    expect(closed).toBe(true);
+    // close() resolves only after the task it found running has answered.
+    expect(settled).toEqual(['scored', 'closed']);
     expect(scorer.inFlight).toBe(0);
   });
 
