@@ -40,7 +40,7 @@ def load_conversations(path):
                 c = convs[r["conv"]] = {
                     "id": r["conv"], "split": r["split"], "label": r["label"],
                     "speaker": SPEAKERS[r["predator"]], "ages": r["age_features"], "segments": [],
-                    "flat": True, "onset": r.get("onset_piece", -1),
+                    "flat": True, "onset": r.get("onset_piece", -1), "family": r.get("family", ""), "source": r.get("source", ""),
                 }
                 if "side_ages" in r:  # corpus.ts --side-ages: both sides' true ages (losses.py side_age_loss)
                     c["side_ages"] = r["side_ages"]

@@ -50,7 +50,7 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 # with or without the side-age head, reading it or not: train.py --side-ages, --harm-reads-sides).
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
                     "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading",
-                    "teacher_weight", "side_ages", "harm_reads_sides"}
+                    "teacher_weight", "side_ages", "harm_reads_sides", "harm_weights", "source_weights", "piece_dropout"}
 
 
 def recipe_of(info):

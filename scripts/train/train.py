@@ -34,7 +34,33 @@ from model import ConversationRisk  # noqa: E402
 from onnx_export import export_contract_onnx  # noqa: E402
 from teacher import load_teacher, teacher_rows  # noqa: E402
 from validation import evaluate  # noqa: E402
-from views import augment, rendered_view  # noqa: E402
+from views import augment, piece_dropout, rendered_view  # noqa: E402
+
+
+def parse_weights(specs, option, key):
+    """NAME=W options (--harm-weight, --source-weight, --piece-dropout) as {name: value}, each value above 0."""
+    out = {}
+    for spec in specs:
+        family, sep, value = spec.partition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = 0.0
+        if not sep or not family or not weight > 0:
+            raise SystemExit(f"{option} is {key}=W with W above 0, not {spec}")
+        out[family] = weight
+    return out
+
+
+def label_weights(batch, harm_weights, source_weights=None):
+    """Each conversation's weight on the label loss: harm_weights[family] for a harmful one of a weighted
+    family, times source_weights[source] for any one of a weighted source, 1 otherwise; None (unweighted,
+    the releases' loss) when nothing is weighted."""
+    source_weights = source_weights or {}
+    if not harm_weights and not source_weights:
+        return None
+    return torch.tensor([(harm_weights.get(c["family"], 1.0) if c["label"] == 1 else 1.0) * source_weights.get(c.get("source", ""), 1.0)
+                         for c in batch], dtype=torch.float32)
 
 
 def main():
@@ -68,7 +94,15 @@ def main():
     ap.add_argument("--checkpoint", choices=("val-loss", "last"), default="val-loss", help="the epoch kept: the lowest validation loss (every release) or the last")
     ap.add_argument("--side-ages", type=float, default=0.0, help="weight of the side-age loss: a head taught from each side's pooled states whether that side is a minor, from the corpus's true ages (corpus.ts --side-ages); 0 (every release before 3.12.0) makes no such head")
     ap.add_argument("--harm-reads-sides", action=argparse.BooleanOptionalAction, default=False, help="the harm head also reads the side-age head's two logits, lower and higher (model.py; needs --side-ages, refused with --blind-reading)")
+    ap.add_argument("--harm-weight", action="append", default=[], metavar="FAMILY=W", help="weight W on the label loss of FAMILY's harmful conversations (and their views), repeatable; none in every release so far")
+    ap.add_argument("--source-weight", action="append", default=[], metavar="SOURCE=W", help="weight W on the label loss of every conversation from SOURCE (corpus source, both classes: sms-spam-collection+generator), repeatable; none in every release so far")
+    ap.add_argument("--piece-dropout", action="append", default=[], metavar="FAMILY=P", help="share P of FAMILY's pieces (lines) emptied in training (views.py piece_dropout), repeatable; none in every release so far")
     args = ap.parse_args()
+    piece_rates = parse_weights(args.piece_dropout, "--piece-dropout", "FAMILY")
+    if any(p >= 1 for p in piece_rates.values()):
+        raise SystemExit("--piece-dropout takes a share below 1")
+    harm_weights = parse_weights(args.harm_weight, "--harm-weight", "FAMILY")
+    source_weights = parse_weights(args.source_weight, "--source-weight", "SOURCE")
     if args.harm_reads_sides and args.side_ages <= 0:
         raise SystemExit("--harm-reads-sides reads the side-age head: give --side-ages a weight")
 
@@ -127,6 +161,7 @@ def main():
                         rows[r, : len(seg_rows)] = torch.tensor(seg_rows, dtype=torch.int64)
                         r += 1
                 distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
+            ids = piece_dropout(ids, owner, b, piece_rates)
             ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout,
                                                           side_age_targets(b) if args.side_ages > 0 else None)
             h, s, th = model(ids, spk, ages)
@@ -135,7 +170,8 @@ def main():
             cl, sp = aggregate(h, s, owner, len(b))
             y = torch.tensor([c["label"] for c in b], dtype=torch.float32)
             sided = torch.tensor([not c["flat"] for c in b])
-            loss = F.binary_cross_entropy_with_logits(cl, y)
+            w = label_weights(b, harm_weights, source_weights)
+            loss = F.binary_cross_entropy_with_logits(cl, y, weight=w)
             loss = add_running_losses(loss, th, spk, y[owner], b, args)
             if teacher is not None:
                 loss = loss + args.teacher_weight * distill
@@ -152,7 +188,7 @@ def main():
                     vids, vspk, vages, _, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)
                     vh, vs, vth = model(vids, vspk, vages)
                     vl, _ = aggregate(vh, vs, vowner, len(views))
-                    loss = loss + F.binary_cross_entropy_with_logits(vl, y[chosen])
+                    loss = loss + F.binary_cross_entropy_with_logits(vl, y[chosen], weight=None if w is None else w[chosen])
                     if args.view_running:
                         # A view's running score follows the same rules as the original's: a benign
                         # chat stays low however it is cut, a harmful one rises where its onset landed.
@@ -189,11 +225,14 @@ def main():
             "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
             "history": history,
             "selected_epoch": best[2],
-            # The teacher's weight only where it taught, and the side ages only where they were taught, so a
-            # member trained without either records what it always did.
-            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides")},
+            # The teacher's weight only where it taught, the side ages, label weights and piece dropout only
+            # where they were given, so a member trained without them records what it always did.
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout")},
                                 **({"teacher_weight": args.teacher_weight} if args.teacher else {}),
-                                **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {})},
+                                **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {}),
+                                **({"harm_weights": harm_weights} if harm_weights else {}),
+                                **({"source_weights": source_weights} if source_weights else {}),
+                                **({"piece_dropout": piece_rates} if piece_rates else {})},
             "pretrained_vectors": bool(args.embeddings),
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,

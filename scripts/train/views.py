@@ -27,6 +27,20 @@ def augment(ids, spk, ages, owner, target, token_dropout, sides=None):
     return ids, spk, ages, target, sides
 
 
+def piece_dropout(ids, owner, convs, rates):
+    """Whole pieces (lines) of the conversations of the families in `rates` ({family: share}) emptied at
+    that share, before augment's token dropout: a family whose harm fills the window (a courtship, where
+    every line is the harm) is then also learnt from a few of its familiar lines, as a window in unseen
+    wording reads. Give the benign twins the same share, or empty lines become a cue for the label."""
+    if not rates:
+        return ids
+    share = torch.tensor([rates.get(c["family"], 0.0) for c in convs], dtype=torch.float32)[owner]
+    if not (share > 0).any():
+        return ids
+    drop = torch.rand(ids.shape[:2]) < share.unsqueeze(-1)
+    return ids * (~drop).unsqueeze(-1).to(ids.dtype)
+
+
 def merged_runs(pieces, onset, turn_tokens, flat_tokens):
     """Each speaker's consecutive pieces joined into one turn and cut again as the server cuts a turn
     (`flat_tokens` for unknown-speaker pieces), with where the onset piece's first token landed: what

@@ -2,7 +2,7 @@
 // the corpus keeps each generated chat's true ages of both sides, the side-age head is taught from
 // them whether each side is a minor, and the harm head may read its two logits, lower and higher, so
 // that an adult courting a child is told from two teenagers or two adults by who is which.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { hasTorch, trainingPython } from '../helpers/training.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,10 +11,7 @@ import { buildCorpus, type CorpusOptions } from '../../scripts/data/corpus.ts';
 import { exportSegments, type SegmentRow } from '../../scripts/data/export.ts';
 import { buildFromCorpus } from '../../scripts/data/build-tokenizer.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
-import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 
-const PY = TRAINING_PYTHON;
-const hasTorch = spawnSync(PY, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
 
 const small: CorpusOptions = { seed: 5, n: 300, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 200 };
 
@@ -75,15 +72,10 @@ describe('side ages in the corpus (corpus.ts --side-ages)', () => {
   });
 });
 
-/** Runs a Python snippet with scripts/train on the path and returns its last line as JSON. */
-function python<T>(body: string): T {
-  const out = execFileSync(PY, ['-W', 'ignore', '-c', `import json, sys, torch\nsys.path.insert(0, 'scripts/train')\n${body}`], { encoding: 'utf8' });
-  return JSON.parse(out.trim().split('\n').at(-1) as string) as T;
-}
 
 describe.skipIf(!hasTorch)('side ages in training (train.py --side-ages, --harm-reads-sides)', () => {
   it('makes no side-age head unless asked, so the released recipes train the networks they did', () => {
-    const r = python<{ plain: string[]; asked: string[] }>(`
+    const r = trainingPython<{ plain: string[]; asked: string[] }>(`
 from model import ConversationRisk
 torch.manual_seed(0); plain = ConversationRisk(50, emb=8, hidden=12)
 torch.manual_seed(0); asked = ConversationRisk(50, emb=8, hidden=12, side_ages=True)
@@ -96,7 +88,7 @@ print(json.dumps({"plain": sorted(k for k in plain.state_dict() if k.startswith(
   });
 
   it('refuses the harm head reading the sides without the side-age head, or in a blind member', () => {
-    const r = python<string[]>(`
+    const r = trainingPython<string[]>(`
 from model import ConversationRisk
 out = []
 for kw in ({"harm_reads_sides": True}, {"harm_reads_sides": True, "side_ages": True, "blind_reading": True}):
@@ -111,7 +103,7 @@ print(json.dumps(out))
   });
 
   it("reads the sides so that who is which does not matter, and ends each segment's running score at its score", () => {
-    const r = python<{ mirrored: number; lastTurn: number; padded: number; unread: number }>(`
+    const r = trainingPython<{ mirrored: number; lastTurn: number; padded: number; unread: number }>(`
 from model import ConversationRisk
 torch.manual_seed(1)
 m = ConversationRisk(60, emb=8, hidden=12, side_ages=True, harm_reads_sides=True).eval()
@@ -141,7 +133,7 @@ print(json.dumps({"mirrored": float((feats - swapped).abs().max()), "lastTurn": 
   });
 
   it('may differ between the members of an ensemble, each rebuilt with its own head (ensemble.py)', () => {
-    const r = python<{ recipe: Record<string, unknown>; rebuilt: boolean[] }>(`
+    const r = trainingPython<{ recipe: Record<string, unknown>; rebuilt: boolean[] }>(`
 from ensemble import check_members, recipe_of, load_member
 import os, tempfile
 from model import ConversationRisk
@@ -162,7 +154,7 @@ print(json.dumps({"recipe": recipe_of(sided), "rebuilt": rebuilt}))
   });
 
   it('teaches the sides that spoke and whose age is known, swapped with the speakers when mirrored', () => {
-    const r = python<{ targets: number[][]; loss: number; lossUnknown: number; mirrored: boolean }>(`
+    const r = trainingPython<{ targets: number[][]; loss: number; lossUnknown: number; mirrored: boolean }>(`
 from losses import side_age_loss, side_age_targets
 from views import augment
 convs = [{"side_ages": [34, 13], "flat": False}, {"side_ages": [15, 16], "flat": False}, {"flat": False}, {"side_ages": [30, 12], "flat": True}]
