@@ -41,22 +41,21 @@ def parse_weights(specs, option, key):
     """NAME=W options (--harm-weight, --source-weight, --piece-dropout) as {name: value}, each value above 0."""
     out = {}
     for spec in specs:
-        family, sep, value = spec.partition("=")
+        name, sep, value = spec.partition("=")
         try:
             weight = float(value)
         except ValueError:
             weight = 0.0
-        if not sep or not family or not weight > 0:
+        if not sep or not name or not weight > 0:
             raise SystemExit(f"{option} is {key}=W with W above 0, not {spec}")
-        out[family] = weight
+        out[name] = weight
     return out
 
 
-def label_weights(batch, harm_weights, source_weights=None):
+def label_weights(batch, harm_weights, source_weights):
     """Each conversation's weight on the label loss: harm_weights[family] for a harmful one of a weighted
     family, times source_weights[source] for any one of a weighted source, 1 otherwise; None (unweighted,
     the releases' loss) when nothing is weighted."""
-    source_weights = source_weights or {}
     if not harm_weights and not source_weights:
         return None
     return torch.tensor([(harm_weights.get(c["family"], 1.0) if c["label"] == 1 else 1.0) * source_weights.get(c.get("source", ""), 1.0)

@@ -3,10 +3,8 @@
 // from a named source, and of their views, counts W times. A family the network under-scores (a
 // relationship under way) is pushed past the cut without weighing its benign twins; a source is
 // weighed in both classes, so that its register is no cue for either.
-import { hasTorch, trainingPython } from '../helpers/training.ts';
 import { describe, expect, it } from 'vitest';
-
-
+import { hasTorch, trainingPython } from '../helpers/training.ts';
 
 describe.skipIf(!hasTorch)('label weights in training (train.py --harm-weight, --source-weight)', () => {
   it("weighs only the named family's harmful conversations; its benign ones and every other family count once", () => {
@@ -14,7 +12,7 @@ describe.skipIf(!hasTorch)('label weights in training (train.py --harm-weight, -
 from train import label_weights, parse_weights
 batch = [{"family": "courtship_child", "label": 1}, {"family": "courtship_child_excerpt_benign", "label": 0},
          {"family": "courtship_child", "label": 0}, {"family": "partners_adult", "label": 0}, {"family": "grooming_slow", "label": 1}]
-print(json.dumps(label_weights(batch, parse_weights(["courtship_child=3", "grooming_slow=1.5"], "--harm-weight", "FAMILY")).tolist()))
+print(json.dumps(label_weights(batch, parse_weights(["courtship_child=3", "grooming_slow=1.5"], "--harm-weight", "FAMILY"), {}).tolist()))
 `);
     expect(w).toEqual([3, 1, 1, 1, 1.5]);
   });

@@ -2,10 +2,8 @@
 // named families' pieces (lines) is emptied, so a courtship, whose every line is its harm, is also
 // learnt from a few of its familiar lines. Only the named families are touched, and a run that names
 // none draws no random numbers for it, so the released recipes train the networks they did.
-import { hasTorch, trainingPython } from '../helpers/training.ts';
 import { describe, expect, it } from 'vitest';
-
-
+import { hasTorch, trainingPython } from '../helpers/training.ts';
 
 describe.skipIf(!hasTorch)('piece dropout in training (train.py --piece-dropout, views.py piece_dropout)', () => {
   it("empties whole pieces of the named family's conversations at about the share given, and no other conversation's", () => {

@@ -2,7 +2,6 @@
 // the corpus keeps each generated chat's true ages of both sides, the side-age head is taught from
 // them whether each side is a minor, and the harm head may read its two logits, lower and higher, so
 // that an adult courting a child is told from two teenagers or two adults by who is which.
-import { hasTorch, trainingPython } from '../helpers/training.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { buildCorpus, type CorpusOptions } from '../../scripts/data/corpus.ts';
 import { exportSegments, type SegmentRow } from '../../scripts/data/export.ts';
 import { buildFromCorpus } from '../../scripts/data/build-tokenizer.ts';
 import type { LabeledConversation } from '../../scripts/data/record.ts';
-
+import { hasTorch, trainingPython } from '../helpers/training.ts';
 
 const small: CorpusOptions = { seed: 5, n: 300, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 200 };
 
@@ -71,7 +70,6 @@ describe('side ages in the corpus (corpus.ts --side-ages)', () => {
     }
   });
 });
-
 
 describe.skipIf(!hasTorch)('side ages in training (train.py --side-ages, --harm-reads-sides)', () => {
   it('makes no side-age head unless asked, so the released recipes train the networks they did', () => {
