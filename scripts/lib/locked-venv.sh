@@ -13,9 +13,15 @@ VENV="$2"
 name="$(basename "$LOCK")"
 STAMP="$VENV/.${name%.lock}-lock.sha256"
 want="$(sha256sum "$LOCK" | cut -d' ' -f1)"
-if [[ -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
-  echo "$VENV/bin/python"; exit 0
-fi
+made() { [[ -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; }
+made && { echo "$VENV/bin/python"; exit 0; }
+# One install per environment at a time, the others waiting for it: two at once (`npm run train` started
+# while scripts/train/venv.sh was still installing) each cleared the folder under the other's pip, and
+# pip failed on a half-written package (December 2). The lock file lies beside the folder, not in it,
+# because `venv --clear` would delete it; it is released when this script exits.
+exec 9>"$VENV.install-lock"
+flock 9
+made && { echo "$VENV/bin/python"; exit 0; }
 base="${PYTHON_BASE:-python3}"
 "$base" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || {
   echo "locked-venv.sh: $base is $("$base" --version 2>&1); $name needs Python 3.11 or newer (set PYTHON_BASE)" >&2; exit 3; }
