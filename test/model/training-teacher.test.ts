@@ -58,7 +58,7 @@ describe.skipIf(!hasTeacher)('the teacher table (teacher.py)', () => {
     expect(pieces.map((p) => p.join(','))).not.toContain(ids(VALIDATION_ONLY).join(','));
     expect(dimensions).toBe(384);
     expect(readFileSync(join(out, 'teacher.f16')).length).toBe(rows * dimensions * 2);
-  });
+  }, 120_000);
 
   it('reads the text the student reads: continuations join the word before them', () => {
     const decoded = python(`from teacher import decoder\nd = decoder(${JSON.stringify(tokenizer)})\nprint(json.dumps([d(p) for p in json.load(open(${JSON.stringify(join(out, 'teacher.json'))}))["pieces"]]))`);
@@ -92,7 +92,7 @@ print(json.dumps({"norm": float(mom.norm()), "alike": float(mom @ parents), "apa
     expect(keys('taught')).toBe(keys('plain'));
     const graph = (name: string): string => python(`import onnx\nm = onnx.load(${JSON.stringify(join(dir, name, 'model.onnx'))})\nprint(json.dumps([[i.name for i in m.graph.input], [o.name for o in m.graph.output], len(m.graph.initializer)]))`);
     expect(graph('taught')).toBe(graph('plain'));
-  });
+  }, 120_000);
 });
 
 describe.skipIf(!hasTorch)('the distillation loss (losses.py distill_loss)', () => {
