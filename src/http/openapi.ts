@@ -279,7 +279,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
             name: 'conversation-risk',
             version: '3.12.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: 'a0a567bbd1eb05a763b12a102cb2da4d63f1727b047efa6ee2d80072cc9d5c13', bytes: 15814993 } },
+            files: { 'model.onnx': { sha256: '7da8e343cbfce82a58f2ecfb7d8c0b815a7b802bf83811480ffcfc1cf5922524', bytes: 15816019 } },
           }),
         },
       },

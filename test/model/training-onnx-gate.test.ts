@@ -1,0 +1,125 @@
+// The per-turn gate (scripts/train/onnx_gate.py): a call that asks no running score runs none of the
+// nodes that compute it, and gating changes no output bit, whatever rows a call asks for.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
+import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
+import type { ModelManifest } from '../../src/scoring/types.ts';
+import { INVARIANCE_PROBES } from '../../scripts/eval/invariance.ts';
+import { TRAINING_PYTHON, TRAINING_PYTHON_HINT } from '../../scripts/train/python.ts';
+
+const PY = TRAINING_PYTHON;
+const TRAIN_DIR = join(import.meta.dirname, '../..', 'scripts/train');
+const MODEL_DIR = join(import.meta.dirname, '../..', 'models', 'conversation-risk');
+const hasTorch = spawnSync(PY, ['-c', 'import torch, onnx'], { stdio: 'ignore' }).status === 0;
+if (!hasTorch) console.warn(`training-onnx-gate: skipped, ${TRAINING_PYTHON_HINT}`);
+
+/** Runs `lines` in Python with scripts/train on the path, and parses the JSON it prints. */
+function py(lines: string[]): unknown {
+  const script = ['import json, sys', `sys.path.insert(0, ${JSON.stringify(TRAIN_DIR)})`, ...lines].join('\n');
+  return JSON.parse(execFileSync(PY, ['-c', script], { encoding: 'utf8', maxBuffer: 16 << 20 }));
+}
+
+/** The shipped package's segments for the invariance probes, with `perTurn` chosen per segment. */
+async function probeItems(perTurn: (i: number) => boolean): Promise<ModelItem[]> {
+  const manifest = JSON.parse(readFileSync(join(MODEL_DIR, 'manifest.json'), 'utf8')) as ModelManifest;
+  const tokenizer = loadTokenizer(join(MODEL_DIR, 'tokenizer.json'));
+  const items: ModelItem[] = [];
+  for (const r of INVARIANCE_PROBES) {
+    const enc = await encodeConversation(tokenizer, r, manifest.segment);
+    for (const segment of enc.segments) items.push({ segment, ageFeatures: enc.ageFeatures, perTurn: perTurn(items.length) });
+  }
+  return items;
+}
+
+/** The names of the nodes onnxruntime's profiler saw run, over one call of `items`. */
+async function nodesRun(onnxPath: string, items: ModelItem[]): Promise<Set<string>> {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-profile-'));
+  const session = await ort.InferenceSession.create(onnxPath, { enableProfiling: true, profileFilePrefix: join(dir, 'run') });
+  await runModel(session, items);
+  session.endProfiling();
+  await session.release();
+  const file = readdirSync(dir).find((f) => f.endsWith('.json'));
+  const events = JSON.parse(readFileSync(join(dir, file as string), 'utf8')) as Array<{ cat?: string; name: string }>;
+  return new Set(events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time')).map((e) => e.name.replace(/_kernel_time$/, '')));
+}
+
+async function outputs(onnxPath: string, items: ModelItem[]): Promise<RawOutputs> {
+  const session = await ort.InferenceSession.create(onnxPath);
+  try {
+    return await runModel(session, items);
+  } finally {
+    await session.release();
+  }
+}
+
+describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-'));
+  const traced = join(dir, 'traced.onnx');
+  const exported = join(dir, 'exported.onnx');
+  const regated = join(dir, 'regated.onnx');
+  let perTurnNodes: string[];
+
+  beforeAll(() => {
+    // A pair shaped as the shipped one (a member reading the speakers with side ages, a blind member),
+    // with the shipped vocabulary's size so that the probes' ids index it; random weights.
+    const vocab = (JSON.parse(readFileSync(join(MODEL_DIR, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
+    const size = Math.max(...Object.values(vocab)) + 1;
+    perTurnNodes = py([
+      'import torch, onnx',
+      'from model import ConversationRisk, Ensemble',
+      'from onnx_export import export_contract_onnx',
+      'from onnx_gate import gate_per_turn',
+      'torch.manual_seed(3)',
+      `a = ConversationRisk(${size}, emb=16, hidden=24, side_ages=True, harm_reads_sides=True)`,
+      `b = ConversationRisk(${size}, emb=16, hidden=24, blind_reading=True)`,
+      'pair = Ensemble([a, b]).eval()',
+      `export_contract_onnx(pair, ${JSON.stringify(traced)}, ${size}, gate=False)`,
+      `export_contract_onnx(pair, ${JSON.stringify(exported)}, ${size})`,
+      'g = onnx.load(' + JSON.stringify(exported) + ').graph',
+      'branch = next(a.g for n in g.node if n.op_type == "If" for a in n.attribute if a.name == "then_branch")',
+      'print(json.dumps([n.name for n in branch.node]))',
+    ]) as string[];
+    execFileSync(PY, [join(TRAIN_DIR, 'onnx_gate.py'), traced, regated]);
+  }, 120_000);
+
+  it('moves the running-score nodes behind an If, and the command line gates a traced graph to the same bytes', () => {
+    expect(perTurnNodes.length).toBeGreaterThan(50);
+    expect(readFileSync(regated).equals(readFileSync(exported))).toBe(true);
+    expect(readFileSync(traced).equals(readFileSync(exported))).toBe(false);
+  });
+
+  it('changes no output bit, for calls that ask every running score, none or some', async () => {
+    for (const ask of [() => true, () => false, (i: number) => i % 3 === 1]) {
+      const items = await probeItems(ask);
+      const [before, after] = [await outputs(traced, items), await outputs(exported, items)];
+      expect(Array.from(after.harm)).toEqual(Array.from(before.harm));
+      expect(Array.from(after.speaker)).toEqual(Array.from(before.speaker));
+      expect(after.turns.map((t) => (t === undefined ? undefined : Array.from(t)))).toEqual(before.turns.map((t) => (t === undefined ? undefined : Array.from(t))));
+    }
+  });
+
+  it('runs none of the running-score nodes for a call that asks no running score, and runs them when one is asked', async () => {
+    const plain = await nodesRun(exported, await probeItems(() => false));
+    const explained = await nodesRun(exported, await probeItems((i) => i === 0));
+    const inBranch = (seen: Set<string>) => perTurnNodes.filter((n) => seen.has(n)).length;
+    expect(inBranch(plain)).toBe(0);
+    expect(inBranch(explained)).toBeGreaterThan(0);
+    // The traced graph runs them either way: what the gate saves.
+    expect(inBranch(await nodesRun(traced, await probeItems(() => false)))).toBeGreaterThan(0);
+  });
+
+  it('leaves a gated graph as it is', () => {
+    const same = py(['import onnx', 'from onnx_gate import gate_per_turn', `m = onnx.load(${JSON.stringify(exported)})`, 'before = m.SerializeToString()', 'print(json.dumps(gate_per_turn(m).SerializeToString() == before))']);
+    expect(same).toBe(true);
+  });
+
+  it('ships a gated graph (models/conversation-risk/model.onnx)', () => {
+    const gated = py(['import onnx', 'from onnx_gate import is_gated', `print(json.dumps(is_gated(onnx.load(${JSON.stringify(join(MODEL_DIR, 'model.onnx'))}))))`]);
+    expect(gated).toBe(true);
+  });
+});
