@@ -3,8 +3,9 @@
 The running score (`turn_harm_logits`, docs/model-contract.md) is read only by explanations, and a
 call that does not explain passes an empty `turn_rows`. The traced graph still holds every node of the
 running path (the prefix scans of each pooling, the heads on every piece): onnxruntime runs them on
-empty tensors, and at a few microseconds each they were about a sixth of a plain run of the shipped
-pair (December 3, onnxruntime alone, the bench's 40-turn chats; docs/training.md, "Int8 quantization").
+empty tensors, and at a few microseconds each they were about a tenth of a plain run of the shipped
+pair (December 3, onnxruntime alone, the bench's 40-turn chats; docs/training.md, "The running
+score's nodes run only when a call explains").
 `gate_per_turn` moves the nodes that feed only that output into the `then` branch of an `If` on
 `Size(turn_rows) > 0`, whose `else` branch gives the empty [0, turns] tensor those nodes gave. The
 nodes, their order and their weights are unchanged, so every output is the same to the bit.
@@ -24,6 +25,19 @@ def _producers(graph):
     return {name: i for i, node in enumerate(graph.node) for name in node.output}
 
 
+def _reads(node):
+    """The values a node reads: its inputs, and every name its subgraphs (If, Loop, Scan bodies) use
+    without producing it, which may come from the outer graph."""
+    names = [name for name in node.input if name]
+    for attr in node.attribute:
+        for body in ([attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)):
+            made = {i.name for i in body.input} | {t.name for t in body.initializer}
+            for inner in body.node:
+                names.extend(n for n in _reads(inner) if n not in made)
+                made.update(inner.output)
+    return names
+
+
 def is_gated(model):
     """Whether the per-turn output already comes from the gate's If."""
     graph = model.graph
@@ -36,17 +50,22 @@ def gate_per_turn(model):
     if is_gated(model):
         return model
     graph = model.graph
+    if PER_TURN not in {o.name for o in graph.output}:
+        raise ValueError(f"the graph has no {PER_TURN} output: no contract graph")
     producers = _producers(graph)
-    # Every node that an output other than the running score needs, followed back to the inputs.
+    # Every node that an output other than the running score needs, followed back to the inputs,
+    # through what the bodies of control-flow nodes read from the outer graph too.
     needed = set()
     stack = [o.name for o in graph.output if o.name != PER_TURN]
     while stack:
         i = producers.get(stack.pop())
         if i is not None and i not in needed:
             needed.add(i)
-            stack.extend(graph.node[i].input)
+            stack.extend(_reads(graph.node[i]))
     main = [node for i, node in enumerate(graph.node) if i in needed]
     per_turn = [node for i, node in enumerate(graph.node) if i not in needed]
+    if producers.get(PER_TURN) in needed:
+        raise ValueError(f"the node that gives {PER_TURN} is needed by the other outputs too: nothing to gate")
     if not per_turn:
         raise ValueError(f"no node feeds {PER_TURN} alone: nothing to gate")
     inner_names = {name for node in per_turn for name in node.output}
@@ -61,7 +80,7 @@ def gate_per_turn(model):
     then_out.name = inner_out
     then_branch = helper.make_graph(per_turn, "per_turn", [], [then_out])
     # Shapes onnx or the exporter inferred for values now inside the branch move with them.
-    moved = [vi for vi in graph.value_info if vi.name in inner_names]
+    moved = [vi for vi in graph.value_info if vi.name in inner_names and vi.name != PER_TURN]
     then_branch.value_info.extend(moved)
     kept = [vi for vi in graph.value_info if vi.name not in inner_names]
     del graph.value_info[:]

@@ -279,7 +279,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
             name: 'conversation-risk',
             version: '3.12.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '7da8e343cbfce82a58f2ecfb7d8c0b815a7b802bf83811480ffcfc1cf5922524', bytes: 15816019 } },
+            files: { 'model.onnx': { sha256: '8a1e163c1cbacbc4e5b018c96fc1b23550e093fde312179e92218f2d909e36bb', bytes: 15816148 } },
           }),
         },
       },

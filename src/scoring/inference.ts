@@ -30,8 +30,8 @@ export async function runModel(session: ort.InferenceSession, items: ModelItem[]
   items.forEach((item, i) => {
     if (item.perTurn === true) rows.push(i);
   });
-  // An empty row list keeps the per-turn nodes on empty tensors: a call that does not explain costs
-  // what it did before the output existed.
+  // An empty row list asks for no running score: a gated graph (scripts/train/onnx_gate.py) then runs
+  // none of its nodes, and one without the gate runs them on empty tensors.
   const result = await session.run({
     input_ids: new ort.Tensor('int64', inputs.input_ids, [batch, turns, tokens]),
     speaker_ids: new ort.Tensor('int64', inputs.speaker_ids, [batch, turns]),

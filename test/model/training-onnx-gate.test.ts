@@ -1,12 +1,12 @@
 // The per-turn gate (scripts/train/onnx_gate.py): a call that asks no running score runs none of the
 // nodes that compute it, and gating changes no output bit, whatever rows a call asks for.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeConversation, loadTokenizer, toModelInputs } from '../../src/scoring/encode.ts';
 import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { INVARIANCE_PROBES } from '../../scripts/eval/invariance.ts';
@@ -45,6 +45,7 @@ async function nodesRun(onnxPath: string, items: ModelItem[]): Promise<Set<strin
   await session.release();
   const file = readdirSync(dir).find((f) => f.endsWith('.json'));
   const events = JSON.parse(readFileSync(join(dir, file as string), 'utf8')) as Array<{ cat?: string; name: string }>;
+  rmSync(dir, { recursive: true, force: true });
   return new Set(events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time')).map((e) => e.name.replace(/_kernel_time$/, '')));
 }
 
@@ -58,13 +59,17 @@ async function outputs(onnxPath: string, items: ModelItem[]): Promise<RawOutputs
 }
 
 describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gate-'));
-  const traced = join(dir, 'traced.onnx');
-  const exported = join(dir, 'exported.onnx');
-  const regated = join(dir, 'regated.onnx');
+  let dir: string;
+  let traced: string;
+  let exported: string;
+  let regated: string;
   let perTurnNodes: string[];
 
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
   beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gate-'));
+    [traced, exported, regated] = ['traced', 'exported', 'regated'].map((n) => join(dir, `${n}.onnx`)) as [string, string, string];
     // A pair shaped as the shipped one (a member reading the speakers with side ages, a blind member),
     // with the shipped vocabulary's size so that the probes' ids index it; random weights.
     const vocab = (JSON.parse(readFileSync(join(MODEL_DIR, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
@@ -100,6 +105,23 @@ describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
       expect(Array.from(after.harm)).toEqual(Array.from(before.harm));
       expect(Array.from(after.speaker)).toEqual(Array.from(before.speaker));
       expect(after.turns.map((t) => (t === undefined ? undefined : Array.from(t)))).toEqual(before.turns.map((t) => (t === undefined ? undefined : Array.from(t))));
+    }
+  });
+
+  it('answers a call that asks no running score with an empty [0, turns] tensor, as the traced graph does', async () => {
+    const inputs = toModelInputs(await probeItems(() => false));
+    const { batch, turns, tokens } = inputs.dims;
+    for (const path of [traced, exported]) {
+      const session = await ort.InferenceSession.create(path);
+      const out = await session.run({
+        input_ids: new ort.Tensor('int64', inputs.input_ids, [batch, turns, tokens]),
+        speaker_ids: new ort.Tensor('int64', inputs.speaker_ids, [batch, turns]),
+        age_features: new ort.Tensor('float32', inputs.age_features, [batch, 8]),
+        turn_rows: new ort.Tensor('int64', new BigInt64Array(0), [0]),
+      });
+      await session.release();
+      expect(out.turn_harm_logits?.type).toBe('float32');
+      expect(out.turn_harm_logits?.dims).toEqual([0, turns]);
     }
   });
 
