@@ -1,40 +1,23 @@
 // The per-turn gate (scripts/train/onnx_gate.py): a call that asks no running score runs none of the
 // nodes that compute it, and gating changes no output bit, whatever rows a call asks for.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeConversation, loadTokenizer, toModelInputs } from '../../src/scoring/encode.ts';
-import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
-import type { ModelManifest } from '../../src/scoring/types.ts';
-import { INVARIANCE_PROBES } from '../../scripts/eval/invariance.ts';
+import { toModelInputs } from '../../src/scoring/encode.ts';
+import { runModel, type ModelItem } from '../../src/scoring/inference.ts';
 import { TRAINING_PYTHON, TRAINING_PYTHON_HINT } from '../../scripts/train/python.ts';
+import { probeItems as probesUnder, rawOutputs } from '../helpers/probe-outputs.ts';
+import { hasTorch, trainingPython } from '../helpers/training.ts';
 
-const PY = TRAINING_PYTHON;
 const TRAIN_DIR = join(import.meta.dirname, '../..', 'scripts/train');
 const MODEL_DIR = join(import.meta.dirname, '../..', 'models', 'conversation-risk');
-const hasTorch = spawnSync(PY, ['-c', 'import torch, onnx'], { stdio: 'ignore' }).status === 0;
 if (!hasTorch) console.warn(`training-onnx-gate: skipped, ${TRAINING_PYTHON_HINT}`);
 
-/** Runs `lines` in Python with scripts/train on the path, and parses the JSON it prints. */
-function py(lines: string[]): unknown {
-  const script = ['import json, sys', `sys.path.insert(0, ${JSON.stringify(TRAIN_DIR)})`, ...lines].join('\n');
-  return JSON.parse(execFileSync(PY, ['-c', script], { encoding: 'utf8', maxBuffer: 16 << 20 }));
-}
-
 /** The shipped package's segments for the invariance probes, with `perTurn` chosen per segment. */
-async function probeItems(perTurn: (i: number) => boolean): Promise<ModelItem[]> {
-  const manifest = JSON.parse(readFileSync(join(MODEL_DIR, 'manifest.json'), 'utf8')) as ModelManifest;
-  const tokenizer = loadTokenizer(join(MODEL_DIR, 'tokenizer.json'));
-  const items: ModelItem[] = [];
-  for (const r of INVARIANCE_PROBES) {
-    const enc = await encodeConversation(tokenizer, r, manifest.segment);
-    for (const segment of enc.segments) items.push({ segment, ageFeatures: enc.ageFeatures, perTurn: perTurn(items.length) });
-  }
-  return items;
-}
+const probeItems = (perTurn: (i: number) => boolean): Promise<ModelItem[]> => probesUnder(MODEL_DIR, perTurn);
 
 /** The names of the nodes onnxruntime's profiler saw run, over one call of `items`. */
 async function nodesRun(onnxPath: string, items: ModelItem[]): Promise<Set<string>> {
@@ -47,15 +30,6 @@ async function nodesRun(onnxPath: string, items: ModelItem[]): Promise<Set<strin
   const events = JSON.parse(readFileSync(join(dir, file as string), 'utf8')) as Array<{ cat?: string; name: string }>;
   rmSync(dir, { recursive: true, force: true });
   return new Set(events.filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time')).map((e) => e.name.replace(/_kernel_time$/, '')));
-}
-
-async function outputs(onnxPath: string, items: ModelItem[]): Promise<RawOutputs> {
-  const session = await ort.InferenceSession.create(onnxPath);
-  try {
-    return await runModel(session, items);
-  } finally {
-    await session.release();
-  }
 }
 
 describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
@@ -74,11 +48,10 @@ describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
     // with the shipped vocabulary's size so that the probes' ids index it; random weights.
     const vocab = (JSON.parse(readFileSync(join(MODEL_DIR, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
     const size = Math.max(...Object.values(vocab)) + 1;
-    perTurnNodes = py([
-      'import torch, onnx',
+    perTurnNodes = trainingPython<string[]>([
+      'import onnx',
       'from model import ConversationRisk, Ensemble',
       'from onnx_export import export_contract_onnx',
-      'from onnx_gate import gate_per_turn',
       'torch.manual_seed(3)',
       `a = ConversationRisk(${size}, emb=16, hidden=24, side_ages=True, harm_reads_sides=True)`,
       `b = ConversationRisk(${size}, emb=16, hidden=24, blind_reading=True)`,
@@ -88,8 +61,8 @@ describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
       'g = onnx.load(' + JSON.stringify(exported) + ').graph',
       'branch = next(a.g for n in g.node if n.op_type == "If" for a in n.attribute if a.name == "then_branch")',
       'print(json.dumps([n.name for n in branch.node]))',
-    ]) as string[];
-    execFileSync(PY, [join(TRAIN_DIR, 'onnx_gate.py'), traced, regated]);
+    ].join('\n'));
+    execFileSync(TRAINING_PYTHON, [join(TRAIN_DIR, 'onnx_gate.py'), traced, regated]);
   }, 120_000);
 
   it('moves the running-score nodes behind an If, and the command line gates a traced graph to the same bytes', () => {
@@ -101,7 +74,7 @@ describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
   it('changes no output bit, for calls that ask every running score, none or some', async () => {
     for (const ask of [() => true, () => false, (i: number) => i % 3 === 1]) {
       const items = await probeItems(ask);
-      const [before, after] = [await outputs(traced, items), await outputs(exported, items)];
+      const [before, after] = [await rawOutputs(traced, items), await rawOutputs(exported, items)];
       expect(Array.from(after.harm)).toEqual(Array.from(before.harm));
       expect(Array.from(after.speaker)).toEqual(Array.from(before.speaker));
       expect(after.turns.map((t) => (t === undefined ? undefined : Array.from(t)))).toEqual(before.turns.map((t) => (t === undefined ? undefined : Array.from(t))));
@@ -136,12 +109,12 @@ describe.skipIf(!hasTorch)('per-turn gate (onnx_gate.py)', () => {
   });
 
   it('leaves a gated graph as it is', () => {
-    const same = py(['import onnx', 'from onnx_gate import gate_per_turn', `m = onnx.load(${JSON.stringify(exported)})`, 'before = m.SerializeToString()', 'print(json.dumps(gate_per_turn(m).SerializeToString() == before))']);
+    const same = trainingPython<boolean>(['import onnx', 'from onnx_gate import gate_per_turn', `m = onnx.load(${JSON.stringify(exported)})`, 'before = m.SerializeToString()', 'print(json.dumps(gate_per_turn(m).SerializeToString() == before))'].join('\n'));
     expect(same).toBe(true);
   });
 
   it('ships a gated graph (models/conversation-risk/model.onnx)', () => {
-    const gated = py(['import onnx', 'from onnx_gate import is_gated', `print(json.dumps(is_gated(onnx.load(${JSON.stringify(join(MODEL_DIR, 'model.onnx'))}))))`]);
+    const gated = trainingPython<boolean>(['import onnx', 'from onnx_gate import is_gated', `print(json.dumps(is_gated(onnx.load(${JSON.stringify(join(MODEL_DIR, 'model.onnx'))}))))`].join('\n'));
     expect(gated).toBe(true);
   });
 });

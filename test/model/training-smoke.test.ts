@@ -5,12 +5,11 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as ort from 'onnxruntime-node';
 import { INVARIANCE_PROBES, paddingInvarianceGap } from '../../scripts/eval/invariance.ts';
-import { encodeConversation, loadTokenizer } from '../../src/scoring/encode.ts';
-import { runModel, type ModelItem, type RawOutputs } from '../../src/scoring/inference.ts';
+import type { RawOutputs } from '../../src/scoring/inference.ts';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
+import { probeItems, rawOutputs } from '../helpers/probe-outputs.ts';
 import { memberHyperparameters } from '../helpers/training.ts';
 import { TRAINING_PYTHON, TRAINING_PYTHON_HINT } from '../../scripts/train/python.ts';
 
@@ -32,20 +31,8 @@ function smallVectors(path: string): string {
 }
 
 /** The raw outputs of one ONNX file for the probes' segments, every segment's per-turn logits asked for. */
-async function rawOutputs(onnxPath: string, modelDir: string): Promise<RawOutputs> {
-  const manifest = JSON.parse(readFileSync(join(modelDir, 'manifest.json'), 'utf8')) as ModelManifest;
-  const tokenizer = loadTokenizer(join(modelDir, 'tokenizer.json'));
-  const items: ModelItem[] = [];
-  for (const r of INVARIANCE_PROBES) {
-    const enc = await encodeConversation(tokenizer, r, manifest.segment);
-    for (const segment of enc.segments) items.push({ segment, ageFeatures: enc.ageFeatures, perTurn: true });
-  }
-  const session = await ort.InferenceSession.create(onnxPath);
-  try {
-    return await runModel(session, items);
-  } finally {
-    await session.release();
-  }
+async function probeOutputs(onnxPath: string, modelDir: string): Promise<RawOutputs> {
+  return rawOutputs(onnxPath, await probeItems(modelDir, () => true));
 }
 
 describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
@@ -108,8 +95,8 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('ships the members as one graph whose harm, side and per-turn logits are the means of theirs (onnxruntime)', async () => {
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
     expect(manifest.training_data).toMatchObject({ ensemble: { members: [{ seed: 7 }, { seed: 8 }] } });
-    const whole = await rawOutputs(join(out, 'model.onnx'), out);
-    const members = await Promise.all([7, 8].map((seed) => rawOutputs(join(`${out}.work`, 'members', `seed-${seed}`, 'model.onnx'), out)));
+    const whole = await probeOutputs(join(out, 'model.onnx'), out);
+    const members = await Promise.all([7, 8].map((seed) => probeOutputs(join(`${out}.work`, 'members', `seed-${seed}`, 'model.onnx'), out)));
     const mean = (f: (o: RawOutputs) => number) => members.reduce((sum, o) => sum + f(o), 0) / members.length;
     // speaker_logits are [log p + log q1, log p + log q2, log(1 - p)] with p = sigmoid(harm) and q the
     // softmax of the side scores (model.py speaker_logits), so [0] - [1] is the user1-minus-user2 side score.
