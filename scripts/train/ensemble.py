@@ -7,7 +7,8 @@ contract do not change. Each member's embedding table, almost all of its size, i
   python3 scripts/train/ensemble.py --member DIR --member DIR --segments S --tokenizer T \
       [--embeddings E] --out DIR
 
-Each member DIR holds train.py's model.pt and training.json; two or more members with the same
+Each member DIR holds train.py's model.pt and training.json (or rebuild_members.py's, a member of a
+package rebuilt as it ships); two or more members with the same
 architecture, vectors, flat cut and training and validation counts, differing in seed or in training
 options (TRAINING_OPTIONS), or it refuses. Writes model.onnx and training.json
 (the ensemble's calibration and validation figures, each member's seed, chosen epoch and history).
@@ -32,9 +33,11 @@ def read_info(directory):
 
 def load_member(directory, info, vocab_size, pretrained, half_table):
     hp = info["hyperparameters"]
-    if info.get("pretrained_vectors") and pretrained is None:
+    # A member rebuilt from a package (rebuild_members.py) is stored folded: one table, the vectors in it.
+    with_vectors = info.get("pretrained_vectors") and not info.get("folded")
+    if with_vectors and pretrained is None:
         raise SystemExit(f"{directory}: trained with pretrained vectors; pass --embeddings")
-    model = ConversationRisk(vocab_size, emb=hp["emb"], hidden=hp["hidden"], pretrained=pretrained if info.get("pretrained_vectors") else None,
+    model = ConversationRisk(vocab_size, emb=hp["emb"], hidden=hp["hidden"], pretrained=pretrained if with_vectors else None,
                              pretrained_residual=hp.get("pretrained_residual", False), blind_reading=hp.get("blind_reading", False),
                              side_ages=hp.get("side_ages", 0) > 0, harm_reads_sides=hp.get("harm_reads_sides", False))
     model.load_state_dict(torch.load(os.path.join(directory, "model.pt")))
@@ -110,6 +113,8 @@ def main():
             "members": [{
                 "seed": i["hyperparameters"]["seed"], "recipe": recipe_of(i), "selected_epoch": i["selected_epoch"],
                 "calibration": i["calibration"], "history": i["history"],
+                # A member taken from a package as it shipped (train.sh --member-from) says which.
+                **({"rebuilt_from": i["rebuilt_from"]} if "rebuilt_from" in i else {}),
             } for i in infos],
             # The first member's; where members were trained differently, each one's options are in members[].recipe.
             "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},
