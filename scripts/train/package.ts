@@ -28,7 +28,14 @@ interface TrainingInfo {
   selected_epoch?: Record<string, number>;
   pretrained_vectors?: boolean;
   /** Set by ensemble.py: the members' seeds and chosen epochs, and the whole's validation figures. */
-  members?: Array<{ seed: number; recipe?: Record<string, unknown>; selected_epoch: Record<string, number>; calibration: ModelManifest['calibration'] }>;
+  members?: Array<{
+    seed: number;
+    recipe?: Record<string, unknown>;
+    selected_epoch: Record<string, number>;
+    calibration: ModelManifest['calibration'];
+    /** A member taken from a package as it shipped (train.sh --member-from, rebuild_members.py). */
+    rebuilt_from?: { model: string; version: string; sha256: string };
+  }>;
   validation?: Record<string, number>;
   half_tables?: boolean;
 }
@@ -90,11 +97,12 @@ export async function writeManifest(options: {
             ensemble: {
               // A member's training options are recorded only where the members were trained differently,
               // so an ensemble of seeds of one recipe keeps the manifest it always had.
-              members: training.members.map(({ seed, recipe, selected_epoch, calibration }) => ({
+              members: training.members.map(({ seed, recipe, selected_epoch, calibration, rebuilt_from }) => ({
                 seed,
                 ...(mixedRecipes(training.members ?? []) && recipe !== undefined ? { recipe } : {}),
                 selected_epoch,
                 calibration,
+                ...(rebuilt_from !== undefined ? { rebuilt_from } : {}),
               })),
               validation: training.validation,
               half_tables: training.half_tables,

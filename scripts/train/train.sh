@@ -26,6 +26,7 @@
 #   npm run train -- --recipe 3.5.0 --texting --version x --out DIR  # real texting (SMS) and #ubuntu IRC chats as hosts of both classes (texting.ts; since 3.6.0)
 #   npm run train -- --phrasings --version x --out DIR         # more wording for the relationship banks, train split only (phrases-training.ts; no release yet)
 #   npm run train -- --member-args '2:--view-rate 0.8' --version x --out DIR  # member 2 trained with other options
+#   npm run train -- --member-from 2:models/conversation-risk --member-args '1:--lr 0.002' --version x --out DIR  # member 2 taken from that package as it ships (rebuild_members.py), not trained; its vocabulary must be this run's
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
 #   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
@@ -103,6 +104,8 @@ CORPUS_ARGS=(); TRAIN_ARGS=()
 CHANGED=()
 # Extra train.py options for one member, by its 1-based position: MEMBER_ARGS[k]="--view-rate 0.8".
 declare -A MEMBER_ARGS=()
+# Members taken from a package rather than trained, by position: MEMBER_FROM[k]=the package's directory.
+declare -A MEMBER_FROM=()
 while [[ $# -gt 0 ]]; do
   # A recipe setting's own switch (--view-one-line-rate: VIEW_ONE_LINE_RATE) overrides the recipe; whether
   # the settings then make a released recipe, RELEASES below tells. --texting and --phrasings take no value.
@@ -115,7 +118,7 @@ while [[ $# -gt 0 ]]; do
   # Every other option changes the recipe but these: where files go, the name, and --member-args (counted
   # below). An option added later counts as a change until listed here.
   case "$1" in
-    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--member-args) ;;
+    --smoke|--out|--work|--version|--no-eval|-h|--help|--recipe|--member-args|--member-from) ;;
     *) CHANGED+=("$1") ;;
   esac
   case "$1" in
@@ -135,6 +138,11 @@ while [[ $# -gt 0 ]]; do
         esac
       done
       MEMBER_ARGS[${BASH_REMATCH[1]}]="${BASH_REMATCH[2]}"; shift 2 ;;
+    --member-from)
+      [[ "$2" =~ ^([1-9][0-9]*):(.+)$ ]] || { echo "train.sh: --member-from is K:PACKAGE_DIR, not $2" >&2; exit 2; }
+      [[ -f "${BASH_REMATCH[2]}/model.onnx" && -f "${BASH_REMATCH[2]}/manifest.json" && -f "${BASH_REMATCH[2]}/tokenizer.json" ]] \
+        || { echo "train.sh: --member-from: ${BASH_REMATCH[2]} is no model package (model.onnx, tokenizer.json, manifest.json)" >&2; exit 2; }
+      MEMBER_FROM[${BASH_REMATCH[1]}]="$(cd "${BASH_REMATCH[2]}" && pwd)"; shift 2 ;;
     --n) N="$2"; shift 2 ;;
     --version) VERSION="$2"; shift 2 ;;
     --data) CORPUS_ARGS+=(--data "$2"); shift 2 ;;
@@ -178,6 +186,11 @@ fi
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
+for k in "${!MEMBER_FROM[@]}"; do
+  (( MEMBERS > 1 && k <= MEMBERS )) || { echo "train.sh: --member-from names member $k of $MEMBERS (it joins an ensemble)" >&2; exit 2; }
+  [[ -z "${MEMBER_ARGS[$k]:-}" ]] || { echo "train.sh: member $k is taken from a package (--member-from): it is not trained, so --member-args cannot name it" >&2; exit 2; }
+done
+(( ${#MEMBER_FROM[@]} < MEMBERS )) || { echo "train.sh: --member-from takes every member: nothing would be trained" >&2; exit 2; }
 TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
@@ -193,6 +206,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 # Any other option that changes data, vocabulary or training (members trained differently too) trains
 # a model of its own, which a released version's name would mislabel.
 (( ${#MEMBER_ARGS[@]} == 0 )) || CHANGED+=(--member-args)
+(( ${#MEMBER_FROM[@]} == 0 )) || CHANGED+=(--member-from)
 (( ${#CHANGED[@]} == 0 )) || RELEASED=""
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
@@ -253,16 +267,32 @@ case "$VOCAB_MODE" in
     node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB" ;;
   *) echo "train.sh: --vocab is hybrid or wordpiece, not $VOCAB_MODE" >&2; exit 2 ;;
 esac
+# A member taken from a package reads that package's vocabulary, so this run's must be it, byte for
+# byte; it is rebuilt before any member trains, so a package it cannot come from fails at once.
+for k in "${!MEMBER_FROM[@]}"; do
+  if ! cmp -s "$WORK/model/tokenizer.json" "${MEMBER_FROM[$k]}/tokenizer.json"; then
+    echo "train.sh: --member-from $k:${MEMBER_FROM[$k]}: that package's tokenizer is not the one this run built; train the member here instead" >&2; exit 2
+  fi
+  step "member $k taken from ${MEMBER_FROM[$k]} as it ships (scripts/train/rebuild_members.py)"
+  rm -rf "$WORK/rebuilt/$k"
+  "$PY" -W ignore scripts/train/rebuild_members.py --model "${MEMBER_FROM[$k]}" --out "$WORK/rebuilt/$k" >/dev/null
+  [[ -d "$WORK/rebuilt/$k/member-$k" ]] || { echo "train.sh: --member-from $k:${MEMBER_FROM[$k]}: that package has no member $k" >&2; exit 2; }
+done
 step "tensor export (src/scoring/encode.ts)"
 node scripts/data/export.ts --corpus "$WORK/corpus.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/segments.jsonl" \
   --max-flat-tokens "$FLAT_PIECE" --max-tokens "$TURN_PIECE_TOKENS"
-if [[ $TEACHER != 0 ]]; then
+reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
+is_taught() { (( $1 > MEMBERS - TEACHER_MEMBERS )); }  # position (1-based): the last TEACHER_MEMBERS members are taught (train.py --teacher)
+trained_here() { [[ -z "${MEMBER_FROM[$1]:-}" ]]; }  # position (1-based): not taken from a package (--member-from)
+# The teacher's table only where a member trained here is taught: a taught member taken from a package
+# as it ships needs none (the table takes more than an hour on 2 cores).
+needs_teacher=0
+for ((k = 1; k <= MEMBERS; k++)); do ! trained_here "$k" || ! is_taught "$k" || needs_teacher=1; done
+if [[ $TEACHER != 0 && $needs_teacher == 1 ]]; then
   # Training time only: the ONNX graph holds none of it (teacher.py, losses.py distill_loss).
   step "teacher (all-MiniLM-L6-v2 over the training pieces; about 30 min for a release's corpus on 2 cores)"
   HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/teacher.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/teacher"
 fi
-reads_blind() { (( $1 > MEMBERS - BLIND_MEMBERS )); }  # position (1-based): the last BLIND_MEMBERS members read blind (model.py)
-is_taught() { (( $1 > MEMBERS - TEACHER_MEMBERS )); }  # position (1-based): the last TEACHER_MEMBERS members are taught (train.py --teacher)
 # position (1-based): with SIDE_AGES, the members that read the speakers learn each side's age and their harm head reads it (a blind one may not)
 learns_ages() { [[ $SIDE_AGES != 0 ]] && ! reads_blind "$1"; }
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
@@ -283,6 +313,10 @@ else
   ENSEMBLE_ARGS=()
   for ((k = 0; k < MEMBERS; k++)); do
     s=$((SEED + k))
+    if ! trained_here $((k + 1)); then
+      ENSEMBLE_ARGS+=(--member "$WORK/rebuilt/$((k + 1))/member-$((k + 1))")
+      continue
+    fi
     step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")$(learns_ages $((k + 1)) && echo ", side ages at $SIDE_AGES")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
     train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")

@@ -147,4 +147,29 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     const joined = JSON.parse(readFileSync(join(work, 'mixed', 'training.json'), 'utf8')) as { members: Array<{ seed: number; recipe: { view_rate: number } }> };
     expect(joined.members.map((m) => [m.seed, m.recipe.view_rate])).toEqual([[7, 0.5], [7, 0.8]]);
   });
+
+  it('takes a member from a package as it ships (--member-from): the same run then writes that package, without training the member or its teacher', () => {
+    // Seed 7 trains to the same bytes again, so with the package's own second member the graph must be
+    // the package's byte for byte: anything the rebuild lost or reordered would show.
+    const again = join(out, '..', 'again');
+    const r = spawnSync('bash', ['scripts/train/train.sh', '--smoke', '--members', '2', '--vectors', join(out, '..', 'vectors.json'), '--out', again, '--member-from', `2:${out}`],
+      { encoding: 'utf8', timeout: 170_000 });
+    try {
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`member 2 taken from ${out} as it ships`);
+      expect(readFileSync(join(again, 'model.onnx')).equals(readFileSync(join(out, 'model.onnx')))).toBe(true);
+      // Member 2 was the only taught one: no teacher's table, and no member trained for seed 8.
+      expect(existsSync(join(`${again}.work`, 'teacher'))).toBe(false);
+      expect(existsSync(join(`${again}.work`, 'members', 'seed-8'))).toBe(false);
+      const shipped = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
+      const manifest = JSON.parse(readFileSync(join(again, 'manifest.json'), 'utf8')) as ModelManifest;
+      expect(manifest.training_data).toMatchObject({
+        ensemble: { members: [{ seed: 7 }, { seed: 8, rebuilt_from: { model: 'conversation-risk', version: shipped.version, sha256: shipped.files['model.onnx']?.sha256 } }] },
+      });
+      expect(manifest.calibration).toEqual(shipped.calibration);
+    } finally {
+      rmSync(again, { recursive: true, force: true });
+      rmSync(`${again}.work`, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -41,7 +41,7 @@ function parsedOptions(): Array<{ option: string; changes: boolean; takesValue: 
 }
 
 /** Options besides the recipe settings' own switches that leave the recipe alone. */
-const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--member-args'];
+const NOT_THE_RECIPE = ['--smoke', '--out', '--work', '--version', '--no-eval', '-h', '--help', '--recipe', '--member-args', '--member-from'];
 
 const SHIPPED_SETTINGS = shippedRecipe().settings;
 
@@ -85,6 +85,14 @@ describe('train.sh: versions and output', () => {
     const r = trainSh([...OUT, '--view-rate', '0.8', '--prefix-weight', '0.5', '--view-rate', '0.5', '--member-args', '2:--view-rate 0.8']);
     expect(r.stderr).toContain('no released model is trained with --member-args --prefix-weight --view-rate;');
     expect(r.status).toBe(2);
+  });
+
+  it('names a run that takes a member from a package as another model, though the rest is the recipe', () => {
+    // The shipped model's blind member beside a member trained here is no release, whatever it is named after.
+    const r = trainSh([...OUT, '--member-from', '2:models/conversation-risk']);
+    expect(r.stderr).toContain('no released model is trained with --member-from; name it with --version');
+    expect(r.status).toBe(2);
+    expect(trainSh([...OUT, '--member-from', '2:models/conversation-risk', '--version', '3.12.0']).stderr).toContain('3.12.0 is no model trained with --member-from');
   });
 
   it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']]])(
@@ -165,6 +173,12 @@ describe('train.sh: versions and output', () => {
     [['--teacher', '0.5', '--teacher-members', '3'], '--teacher-members 3 is more than the 2 member(s)'],
     [['--teacher-members', 'one'], '--teacher-members takes a whole number, not one'],
     [['--member-args', '2:--teacher-weight 0'], '--member-args may not set --teacher-weight'],
+    [['--member-from', 'models/conversation-risk'], '--member-from is K:PACKAGE_DIR, not models/conversation-risk'],
+    [['--member-from', `2:${dir}`], `--member-from: ${dir} is no model package`],
+    [['--member-from', '3:models/conversation-risk'], '--member-from names member 3 of 2 (it joins an ensemble)'],
+    [['--members', '1', '--member-from', '1:models/conversation-risk'], '--member-from names member 1 of 1 (it joins an ensemble)'],
+    [['--member-from', '2:models/conversation-risk', '--member-args', '2:--lr 0.002'], 'member 2 is taken from a package (--member-from): it is not trained'],
+    [['--member-from', '1:models/conversation-risk', '--member-from', '2:models/conversation-risk'], '--member-from takes every member: nothing would be trained'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
