@@ -98,6 +98,12 @@ def vocab_size_of(tokenizer_path):
         return max(json.load(f)["model"]["vocab"].values()) + 1
 
 
+def minilm_dimensions(path):
+    """How many of the vectors file's dimensions are all-MiniLM-L6-v2's reading of each word (word_vectors.py); 0 for build-tokenizer.ts's own."""
+    with open(path + ".json") as f:
+        return int(json.load(f).get("minilm_dimensions", 0))
+
+
 def load_pretrained(path, vocab_size):
     """build-tokenizer.ts's float32 [vocab, d] vectors (zero rows where an entry has none) and how many
     entries have one."""

@@ -5,7 +5,11 @@ contract do not change. Each member's embedding table, almost all of its size, i
 (`--no-half-tables` keeps float32), so two members take about the file of one.
 
   python3 scripts/train/ensemble.py --member DIR --member DIR --segments S --tokenizer T \
-      [--embeddings E] --out DIR
+      [--embeddings E [--embeddings E2]] --out DIR
+
+--embeddings once gives every member trained with pretrained vectors the same file; given once per
+member, in the members' order, each member reads its own (train.sh MINILM_WORDS: the first members'
+words also carry all-MiniLM-L6-v2's reading, word_vectors.py).
 
 Each member DIR holds train.py's model.pt and training.json (or rebuild_members.py's, a member of a
 package rebuilt as it ships); two or more members with the same
@@ -22,7 +26,7 @@ import torch
 from model import ConversationRisk, Ensemble
 from onnx_export import export_contract_onnx
 from calibration import fit_temperature
-from data import load_conversations, load_pretrained, validation_split, vocab_size_of
+from data import load_conversations, load_pretrained, minilm_dimensions, validation_split, vocab_size_of
 from validation import evaluate
 
 
@@ -53,7 +57,7 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 # with or without the side-age head, reading it or not: train.py --side-ages, --harm-reads-sides).
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
                     "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading",
-                    "teacher_weight", "side_ages", "harm_reads_sides", "harm_weights", "source_weights", "piece_dropout"}
+                    "teacher_weight", "side_ages", "harm_reads_sides", "harm_weights", "source_weights", "piece_dropout", "minilm_words"}
 
 
 def recipe_of(info):
@@ -83,7 +87,7 @@ def main():
     ap.add_argument("--member", action="append", required=True, help="a train.py output directory (repeat)")
     ap.add_argument("--segments", required=True)
     ap.add_argument("--tokenizer", required=True)
-    ap.add_argument("--embeddings", help="the float32 vectors the members were trained with")
+    ap.add_argument("--embeddings", action="append", default=[], help="the float32 vectors the members were trained with: once for all, or once per member in their order")
     ap.add_argument("--out", required=True)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--half-tables", action=argparse.BooleanOptionalAction, default=True,
@@ -92,10 +96,16 @@ def main():
     torch.set_num_threads(args.threads)
 
     vocab_size = vocab_size_of(args.tokenizer)
-    pretrained = load_pretrained(args.embeddings, vocab_size)[0] if args.embeddings else None
+    if len(args.embeddings) not in (0, 1, len(args.member)):
+        raise SystemExit(f"--embeddings: give one file for every member or one per member ({len(args.member)}), not {len(args.embeddings)}")
+    files = args.embeddings * len(args.member) if len(args.embeddings) == 1 else args.embeddings or [None] * len(args.member)
+    loaded = {f: load_pretrained(f, vocab_size)[0] for f in set(files) if f is not None}
     infos = [read_info(d) for d in args.member]
     check_members(infos)
-    model = Ensemble([load_member(d, i, vocab_size, pretrained, args.half_tables) for d, i in zip(args.member, infos)]).eval()
+    for d, i, f in zip(args.member, infos, files):
+        if f is not None and i.get("pretrained_vectors") and not i.get("folded") and i["hyperparameters"].get("minilm_words", 0) != minilm_dimensions(f):
+            raise SystemExit(f"{d}: trained with {'' if i['hyperparameters'].get('minilm_words') else 'no '}MiniLM reading of its words; {f} is not its vectors file")
+    model = Ensemble([load_member(d, i, vocab_size, loaded.get(f), args.half_tables) for d, i, f in zip(args.member, infos, files)]).eval()
 
     val = validation_split(load_conversations(args.segments))
     metrics, logits, y = evaluate(model, val)

@@ -26,8 +26,8 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from calibration import fit_temperature  # noqa: E402
 from data import (  # noqa: E402
-    MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, batches, collate, load_conversations, load_pretrained, seed_everything,
-    validation_split, vocab_size_of,
+    MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, batches, collate, load_conversations, load_pretrained, minilm_dimensions,
+    seed_everything, validation_split, vocab_size_of,
 )
 from losses import add_running_losses, aggregate, distill_loss, side_age_loss, side_age_targets  # noqa: E402
 from model import ConversationRisk  # noqa: E402
@@ -115,9 +115,11 @@ def main():
 
     vocab_size = vocab_size_of(args.tokenizer)
     pretrained = None
+    minilm_words = 0
     if args.embeddings:
         pretrained, covered = load_pretrained(args.embeddings, vocab_size)
-        print(f"pretrained vectors: {covered} of {vocab_size} entries", flush=True)
+        minilm_words = minilm_dimensions(args.embeddings)
+        print(f"pretrained vectors: {covered} of {vocab_size} entries{f', with MiniLM reading of each in {minilm_words} more dimensions' if minilm_words else ''}", flush=True)
     model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual,
                              blind_reading=args.blind_reading, side_ages=args.side_ages > 0, harm_reads_sides=args.harm_reads_sides)
     if args.side_ages > 0:
@@ -231,7 +233,10 @@ def main():
                                 **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {}),
                                 **({"harm_weights": harm_weights} if harm_weights else {}),
                                 **({"source_weights": source_weights} if source_weights else {}),
-                                **({"piece_dropout": piece_rates} if piece_rates else {})},
+                                **({"piece_dropout": piece_rates} if piece_rates else {}),
+                                # Only where the vectors carry MiniLM's reading of each word (word_vectors.py), so
+                                # a member on build-tokenizer.ts's own vectors records what it always did.
+                                **({"minilm_words": minilm_words} if minilm_words else {})},
             "pretrained_vectors": bool(args.embeddings),
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,

@@ -30,6 +30,7 @@
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
 #   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
+#   npm run train -- --minilm-words 1 --version x --out DIR   # the first member's whole words also read all-MiniLM-L6-v2's reading of each (word_vectors.py; 3.13.0: 1, 3.12.0 and before: 0)
 #   npm run train -- --side-ages 0.5 --version x --out DIR    # the corpus keeps both sides' true ages; each member that reads the speakers learns at that weight whether each side is a minor, and its harm head reads the two (train.py --side-ages --harm-reads-sides; 3.12.0: 0.5, the first of 2 members)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
@@ -51,7 +52,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES MINILM_WORDS)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -173,7 +174,7 @@ for key in "${RECIPE_KEYS[@]}"; do
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
 # Settings that count members, the last ones (reads_blind, is_taught below).
-for key in BLIND_MEMBERS TEACHER_MEMBERS; do
+for key in BLIND_MEMBERS TEACHER_MEMBERS MINILM_WORDS; do
   option="--${key,,}"
   (( ${!key} <= MEMBERS )) || { echo "train.sh: ${option//_/-} ${!key} is more than the $MEMBERS member(s)" >&2; exit 2; }
 done
@@ -211,7 +212,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES, MiniLM's words for $MINILM_WORDS member(s)"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -261,8 +262,14 @@ case "$VOCAB_MODE" in
     step "tokenizer ($VOCAB trainable entries + $VECTOR_TOP pretrained words and the training words they know)"
     node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB" \
       --vectors "$VECTORS" --vector-top "$VECTOR_TOP" --embeddings-out "$WORK/embeddings.f32"
-    TRAIN_ARGS+=(--embeddings "$WORK/embeddings.f32") ;;
+    if (( MINILM_WORDS > 0 )); then
+      # Training time only: the members that read them fold their projection into the ONNX table.
+      step "word vectors (all-MiniLM-L6-v2's reading of each whole word, beside its own vector, for $MINILM_WORDS member(s))"
+      HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/word_vectors.py --tokenizer "$WORK/model/tokenizer.json" \
+        --embeddings "$WORK/embeddings.f32" --out "$WORK/embeddings-minilm.f32"
+    fi ;;
   wordpiece)
+    (( MINILM_WORDS == 0 )) || { echo "train.sh: --minilm-words reads whole words' vectors: it needs --vocab hybrid" >&2; exit 2; }
     step "tokenizer ($VOCAB entries)"
     node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB" ;;
   *) echo "train.sh: --vocab is hybrid or wordpiece, not $VOCAB_MODE" >&2; exit 2 ;;
@@ -295,12 +302,19 @@ if [[ $TEACHER != 0 && $needs_teacher == 1 ]]; then
 fi
 # position (1-based): with SIDE_AGES, the members that read the speakers learn each side's age and their harm head reads it (a blind one may not)
 learns_ages() { [[ $SIDE_AGES != 0 ]] && ! reads_blind "$1"; }
+# position (1-based): the vectors file a member's whole words read (none with --vocab wordpiece); the first MINILM_WORDS members read MiniLM's too
+vectors_of() {
+  [[ $VOCAB_MODE == hybrid ]] || return 0
+  if (( $1 <= MINILM_WORDS )); then echo "$WORK/embeddings-minilm.f32"; else echo "$WORK/embeddings.f32"; fi
+}
 train_member() {  # position (1-based), seed, output directory, [that member's extra train.py options]
   local extra=()
   [[ -z "${4:-}" ]] || read -r -a extra <<< "$4"
   ! reads_blind "$1" || extra=(--blind-reading ${extra[@]+"${extra[@]}"})
   ! is_taught "$1" || extra=(--teacher "$WORK/teacher" --teacher-weight "$TEACHER" ${extra[@]+"${extra[@]}"})
   ! learns_ages "$1" || extra=(--side-ages "$SIDE_AGES" --harm-reads-sides ${extra[@]+"${extra[@]}"})
+  local vectors; vectors="$(vectors_of "$1")"
+  [[ -z "$vectors" ]] || extra=(--embeddings "$vectors" ${extra[@]+"${extra[@]}"})
   "$PY" -W ignore scripts/train/train.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" \
     --out "$3" --epochs "$EPOCHS" --seed "$2" --threads 2 --flat-piece-tokens "$FLAT_PIECE" --turn-piece-tokens "$TURN_PIECE_TOKENS" \
     ${TRAIN_ARGS[@]+"${TRAIN_ARGS[@]}"} \
@@ -317,12 +331,15 @@ else
       ENSEMBLE_ARGS+=(--member "$WORK/rebuilt/$((k + 1))/member-$((k + 1))")
       continue
     fi
-    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")$(learns_ages $((k + 1)) && echo ", side ages at $SIDE_AGES")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
+    step "train member $((k + 1)) of $MEMBERS ($EPOCHS epochs, 2 threads, seed $s$(reads_blind $((k + 1)) && echo ', reading blind')$(is_taught $((k + 1)) && echo ", taught at $TEACHER")$(learns_ages $((k + 1)) && echo ", side ages at $SIDE_AGES")$( (( k + 1 <= MINILM_WORDS )) && echo ", MiniLM's words")${MEMBER_ARGS[$((k + 1))]:+, ${MEMBER_ARGS[$((k + 1))]}})"
     train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done
   step "ensemble of $MEMBERS: calibration and ONNX (scripts/train/ensemble.py)"
-  if [[ $VOCAB_MODE == hybrid ]]; then ENSEMBLE_ARGS+=(--embeddings "$WORK/embeddings.f32"); fi
+  # Each member's own vectors, in the members' order (a member taken from a package is folded and reads none).
+  if [[ $VOCAB_MODE == hybrid ]]; then
+    for ((k = 1; k <= MEMBERS; k++)); do ENSEMBLE_ARGS+=(--embeddings "$(vectors_of "$k")"); done
+  fi
   "$PY" -W ignore scripts/train/ensemble.py "${ENSEMBLE_ARGS[@]}" --segments "$WORK/segments.jsonl" \
     --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/model"
 fi

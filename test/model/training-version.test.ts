@@ -99,7 +99,7 @@ describe('train.sh: versions and output', () => {
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces, side ages [\d.]+; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces, side ages [\d.]+, MiniLM's words for \d+ member\(s\); name it with --version/);
       expect(r.status).toBe(2);
     },
   );
