@@ -277,9 +277,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.12.0',
+            version: '3.13.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '8a1e163c1cbacbc4e5b018c96fc1b23550e093fde312179e92218f2d909e36bb', bytes: 15816148 } },
+            files: { 'model.onnx': { sha256: '91549ce4a40b5b25acef636d0d041a4c4adfa4ab41cd456f97351ce2400114e3', bytes: 15816148 } },
           }),
         },
       },

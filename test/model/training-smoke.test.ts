@@ -54,7 +54,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('writes a package that satisfies the model contract', () => {
     for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
-    // The shipped recipe (3.12.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
+    // The shipped recipe (3.13.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
     expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 8 } });
     expect(manifest.segment.max_tokens_per_flat_piece).toBeUndefined();
     const member = (seed: number) => memberHyperparameters(`${out}.work`, seed);
@@ -67,6 +67,9 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     // the blind member may not (its harm score must not follow who said what).
     expect(member(7)).toMatchObject({ side_ages: 0.5, harm_reads_sides: true });
     expect(member(8)).not.toHaveProperty('side_ages');
+    // MINILM_WORDS 1: the first member's whole words also carry all-MiniLM-L6-v2's reading (word_vectors.py), the blind one's do not.
+    expect(member(7)).toMatchObject({ minilm_words: 100 });
+    expect(member(8)).not.toHaveProperty('minilm_words');
     expect(manifest.calibration.temperature).toBeGreaterThan(0);
     expect(manifest.training_data).toMatchObject({ pretrained_vectors: true });
     expect(scorer.loadError).toBeUndefined();
@@ -136,9 +139,12 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
       writeFileSync(join(dir, 'training.json'), JSON.stringify(info));
       return dir;
     };
+    // Each member's own vectors: the shipped recipe's first member reads MiniLM's words too (MINILM_WORDS).
+    const vectorsOf = (m: string) =>
+      'minilm_words' in (JSON.parse(readFileSync(join(m, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> }).hyperparameters ? 'embeddings-minilm.f32' : 'embeddings.f32';
     const ensemble = (members: string[]) =>
       spawnSync(PY, ['-W', 'ignore', 'scripts/train/ensemble.py', ...members.flatMap((m) => ['--member', m]), '--segments', join(work, 'segments.jsonl'),
-        '--tokenizer', join(work, 'model', 'tokenizer.json'), '--embeddings', join(work, 'embeddings.f32'), '--out', join(work, 'mixed')], { encoding: 'utf8' });
+        '--tokenizer', join(work, 'model', 'tokenizer.json'), ...members.flatMap((m) => ['--embeddings', join(work, vectorsOf(m))]), '--out', join(work, 'mixed')], { encoding: 'utf8' });
     const seven = join(work, 'members', 'seed-7');
     expect(ensemble([seven, seven]).stderr).toMatch(/share a seed and a recipe/);
     expect(ensemble([seven, member('wider', { hidden: 128 })]).stderr).toMatch(/differ in more than their seed and training options/);
@@ -146,6 +152,13 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     expect(mixed.status, mixed.stderr).toBe(0);
     const joined = JSON.parse(readFileSync(join(work, 'mixed', 'training.json'), 'utf8')) as { members: Array<{ seed: number; recipe: { view_rate: number } }> };
     expect(joined.members.map((m) => [m.seed, m.recipe.view_rate])).toEqual([[7, 0.5], [7, 0.8]]);
+    // A member folded with vectors it was not trained on would be another network: refused, as is a count of files that fits no member list.
+    const wrong = spawnSync(PY, ['-W', 'ignore', 'scripts/train/ensemble.py', '--member', seven, '--member', join(work, 'members', 'seed-8'), '--segments', join(work, 'segments.jsonl'),
+      '--tokenizer', join(work, 'model', 'tokenizer.json'), '--embeddings', join(work, 'embeddings.f32'), '--out', join(work, 'wrong')], { encoding: 'utf8' });
+    expect(wrong.stderr).toContain('trained with MiniLM reading of its words');
+    const three = spawnSync(PY, ['-W', 'ignore', 'scripts/train/ensemble.py', '--member', seven, '--member', join(work, 'members', 'seed-8'), '--segments', join(work, 'segments.jsonl'),
+      '--tokenizer', join(work, 'model', 'tokenizer.json'), ...['a', 'b', 'c'].flatMap((f) => ['--embeddings', f]), '--out', join(work, 'wrong')], { encoding: 'utf8' });
+    expect(three.stderr).toContain('give one file for every member or one per member (2), not 3');
   });
 
   it('takes a member from a package as it ships (--member-from): the same run then writes that package, without training the member or its teacher', () => {
