@@ -107,11 +107,14 @@ CHANGED=()
 declare -A MEMBER_ARGS=()
 # Members taken from a package rather than trained, by position: MEMBER_FROM[k]=the package's directory.
 declare -A MEMBER_FROM=()
+# The recipe settings given as switches on the command line (GIVEN[KEY]=1), rather than by the recipe.
+declare -A GIVEN=()
 while [[ $# -gt 0 ]]; do
   # A recipe setting's own switch (--view-one-line-rate: VIEW_ONE_LINE_RATE) overrides the recipe; whether
   # the settings then make a released recipe, RELEASES below tells. --texting and --phrasings take no value.
   key="${1#--}"; key="${key^^}"; key="${key//-/_}"
   if [[ "$1" == --* && " ${RECIPE_KEYS[*]} " == *" $key "* ]]; then
+    GIVEN[$key]=1
     if [[ $key == TEXTING || $key == PHRASINGS ]]; then printf -v "$key" 1; shift; continue; fi
     (( $# >= 2 )) || { echo "train.sh: $1 takes a value" >&2; exit 2; }
     printf -v "$key" '%s' "$2"; shift 2; continue
@@ -173,7 +176,7 @@ for key in "${RECIPE_KEYS[@]}"; do
   option="--${key,,}"
   recipe_value_ok "$key" "${!key}" || { echo "train.sh: ${option//_/-} $(recipe_value_rule "$key"), not ${!key}" >&2; exit 2; }
 done
-# Settings that count members, the last ones (reads_blind, is_taught below).
+# Settings that count members: the last ones (reads_blind, is_taught below) or the first (vectors_of).
 for key in BLIND_MEMBERS TEACHER_MEMBERS MINILM_WORDS; do
   option="--${key,,}"
   (( ${!key} <= MEMBERS )) || { echo "train.sh: ${option//_/-} ${!key} is more than the $MEMBERS member(s)" >&2; exit 2; }
@@ -187,6 +190,12 @@ fi
 for k in "${!MEMBER_ARGS[@]}"; do
   (( k <= MEMBERS )) || { echo "train.sh: --member-args names member $k of $MEMBERS" >&2; exit 2; }
 done
+# MiniLM's reading is appended to whole words' pretrained vectors, which only the hybrid vocabulary has:
+# --vocab wordpiece (no pretrained vectors) leaves the recipe's MINILM_WORDS out, and refuses it given.
+if [[ $VOCAB_MODE != hybrid ]]; then
+  [[ -z "${GIVEN[MINILM_WORDS]:-}" || $MINILM_WORDS == 0 ]] || { echo "train.sh: --minilm-words reads whole words' vectors: it needs --vocab hybrid" >&2; exit 2; }
+  MINILM_WORDS=0
+fi
 for k in "${!MEMBER_FROM[@]}"; do
   (( MEMBERS > 1 && k <= MEMBERS )) || { echo "train.sh: --member-from names member $k of $MEMBERS (it joins an ensemble)" >&2; exit 2; }
   [[ -z "${MEMBER_ARGS[$k]:-}" ]] || { echo "train.sh: member $k is taken from a package (--member-from): it is not trained, so --member-args cannot name it" >&2; exit 2; }
@@ -269,7 +278,6 @@ case "$VOCAB_MODE" in
         --embeddings "$WORK/embeddings.f32" --out "$WORK/embeddings-minilm.f32"
     fi ;;
   wordpiece)
-    (( MINILM_WORDS == 0 )) || { echo "train.sh: --minilm-words reads whole words' vectors: it needs --vocab hybrid" >&2; exit 2; }
     step "tokenizer ($VOCAB entries)"
     node scripts/data/build-tokenizer.ts --in "$WORK/corpus.jsonl" --out "$WORK/model/tokenizer.json" --size "$VOCAB" ;;
   *) echo "train.sh: --vocab is hybrid or wordpiece, not $VOCAB_MODE" >&2; exit 2 ;;

@@ -181,6 +181,8 @@ describe('train.sh: versions and output', () => {
     [['--members', '1', '--member-from', '1:models/conversation-risk'], '--member-from names member 1 of 1 (it joins an ensemble)'],
     [['--member-from', '2:models/conversation-risk', '--member-args', '2:--lr 0.002'], 'member 2 is taken from a package (--member-from): it is not trained'],
     [['--member-from', '1:models/conversation-risk', '--member-from', '2:models/conversation-risk'], '--member-from takes every member: nothing would be trained'],
+    [['--vocab', 'wordpiece', '--minilm-words', '1'], '--minilm-words reads whole words\' vectors: it needs --vocab hybrid'],
+    [['--minilm-words', '3'], '--minilm-words 3 is more than the 2 member(s)'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
     expect(r.stderr).toContain(message);
