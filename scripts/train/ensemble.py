@@ -35,10 +35,15 @@ def read_info(directory):
         return json.load(f)
 
 
+def reads_vectors(info):
+    """Whether a member is loaded with pretrained vectors beside its own table: trained with them, and not
+    stored folded (a member rebuilt from a package, rebuild_members.py, holds one table, the vectors in it)."""
+    return bool(info.get("pretrained_vectors")) and not info.get("folded")
+
+
 def load_member(directory, info, vocab_size, pretrained, half_table):
     hp = info["hyperparameters"]
-    # A member rebuilt from a package (rebuild_members.py) is stored folded: one table, the vectors in it.
-    with_vectors = info.get("pretrained_vectors") and not info.get("folded")
+    with_vectors = reads_vectors(info)
     if with_vectors and pretrained is None:
         raise SystemExit(f"{directory}: trained with pretrained vectors; pass --embeddings")
     model = ConversationRisk(vocab_size, emb=hp["emb"], hidden=hp["hidden"], pretrained=pretrained if with_vectors else None,
@@ -103,7 +108,7 @@ def main():
     infos = [read_info(d) for d in args.member]
     check_members(infos)
     for d, i, f in zip(args.member, infos, files):
-        if f is not None and i.get("pretrained_vectors") and not i.get("folded") and i["hyperparameters"].get("minilm_words", 0) != minilm_dimensions(f):
+        if f is not None and reads_vectors(i) and i["hyperparameters"].get("minilm_words", 0) != minilm_dimensions(f):
             raise SystemExit(f"{d}: trained with {'' if i['hyperparameters'].get('minilm_words') else 'no '}MiniLM reading of its words; {f} is not its vectors file")
     model = Ensemble([load_member(d, i, vocab_size, loaded.get(f), args.half_tables) for d, i, f in zip(args.member, infos, files)]).eval()
 

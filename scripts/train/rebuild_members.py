@@ -28,6 +28,7 @@ import torch
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ensemble import TRAINING_OPTIONS  # noqa: E402
 from model import ConversationRisk, Ensemble  # noqa: E402
 from onnx_export import export_contract_onnx  # noqa: E402
 
@@ -156,15 +157,14 @@ def main():
     args = ap.parse_args()
     members, manifest = rebuild(args.model)
     td = manifest["training_data"]
-    shared = {k: v for k, v in td["hyperparameters"].items() if k not in ("seed",)}
+    # The manifest's hyperparameters are the first member's: each member keeps their architecture and data
+    # settings, and takes its own training options (a blind member has no side ages nor MiniLM's words).
+    shared = {k: v for k, v in td["hyperparameters"].items() if k not in TRAINING_OPTIONS}
     for k, (m, record) in enumerate(zip(members, td["ensemble"]["members"])):
         out = os.path.join(args.out, f"member-{k + 1}")
         os.makedirs(out, exist_ok=True)
         torch.save(m.state_dict(), os.path.join(out, "model.pt"))
-        # The shared hyperparameters are the first member's: options only some members had give way to the member's own.
-        own = member_recipe(manifest, record)
-        hyperparameters = {**{k2: v for k2, v in shared.items() if k2 not in ("side_ages", "harm_reads_sides", "teacher_weight")},
-                           **own, "seed": record["seed"]}
+        hyperparameters = {**shared, **member_recipe(manifest, record), "seed": record["seed"]}
         with open(os.path.join(out, "training.json"), "w") as f:
             json.dump({
                 "calibration": record["calibration"],

