@@ -69,7 +69,7 @@ def collate(convs, max_tokens=None):
         ages[i] = a
     for ci, c in enumerate(convs):
         owner += [ci] * len(c["segments"])
-    return torch.from_numpy(ids), torch.from_numpy(spk), torch.from_numpy(ages), torch.tensor(owner)
+    return torch.as_tensor(ids), torch.as_tensor(spk), torch.as_tensor(ages), torch.tensor(owner)
 
 
 def batches(convs, size, shuffle, rng):
@@ -111,4 +111,4 @@ def load_pretrained(path, vocab_size):
         meta = json.load(f)
     if meta["rows"] != vocab_size:
         raise SystemExit(f"{path}: {meta['rows']} rows for a vocabulary of {vocab_size}")
-    return torch.from_numpy(np.fromfile(path, dtype="<f4").reshape(meta["rows"], meta["dimensions"]).copy()), meta["covered"]
+    return torch.as_tensor(np.fromfile(path, dtype="<f4").reshape(meta["rows"], meta["dimensions"]).copy()), meta["covered"]

@@ -49,7 +49,7 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
     model = ConversationRisk(vocab_size, emb=hp["emb"], hidden=hp["hidden"], pretrained=pretrained if with_vectors else None,
                              pretrained_residual=hp.get("pretrained_residual", False), blind_reading=hp.get("blind_reading", False),
                              side_ages=hp.get("side_ages", 0) > 0, harm_reads_sides=hp.get("harm_reads_sides", False))
-    model.load_state_dict(torch.load(os.path.join(directory, "model.pt")))
+    model.load_state_dict(torch.load(os.path.join(directory, "model.pt"), map_location="cpu"))
     if model.pretrained or half_table:
         model = model.folded(half_table)
     return model.eval()
@@ -59,10 +59,12 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 # vocabulary's vectors, the flat cut and the data must be the same, or their mean is not one model.
 # blind_reading is among them: each member reads with its own forward (load_member), and the mean of
 # their heads is what the contract's outputs are built from either way; so are the side ages (a member
-# with or without the side-age head, reading it or not: train.py --side-ages, --harm-reads-sides).
+# with or without the side-age head, reading it or not: train.py --side-ages, --harm-reads-sides); so is
+# the device a preview member trained on (train.py --device; recorded only off the CPU).
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
                     "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading",
-                    "teacher_weight", "side_ages", "harm_reads_sides", "harm_weights", "source_weights", "piece_dropout", "minilm_words"}
+                    "teacher_weight", "side_ages", "harm_reads_sides", "harm_weights", "source_weights", "piece_dropout", "minilm_words",
+                    "device"}
 
 
 def recipe_of(info):

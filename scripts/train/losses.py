@@ -54,7 +54,7 @@ def onset_targets(convs, max_turns):
                 target[r, o - start: n] = 1
             r += 1
             start += n
-    return torch.from_numpy(target), torch.from_numpy(mask)
+    return torch.as_tensor(target), torch.as_tensor(mask)
 
 
 def onset_loss(turn_logits, convs):

@@ -51,7 +51,7 @@ def load_teacher(directory):
     with open(os.path.join(directory, "teacher.json")) as f:
         meta = json.load(f)
     emb = np.fromfile(os.path.join(directory, "teacher.f16"), dtype=np.float16).reshape(meta["rows"], meta["dimensions"])
-    return torch.from_numpy(emb.copy()), {tuple(p): r for r, p in enumerate(meta["pieces"])}
+    return torch.as_tensor(emb.copy()), {tuple(p): r for r, p in enumerate(meta["pieces"])}
 
 
 def teacher_rows(conv, index):

@@ -72,6 +72,7 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="where the loop runs: cpu (every release; npm run train reproduces it byte for byte) or cuda, for previews only: a GPU's float sums differ, so its member is no released one (docs/training.md, 'Previews on a GPU')")
     ap.add_argument("--emb", type=int, default=64)
     ap.add_argument("--hidden", type=int, default=96)
     ap.add_argument("--weight-decay", type=float, default=1e-3)
@@ -106,6 +107,11 @@ def main():
         raise SystemExit("--harm-reads-sides reads the side-age head: give --side-ages a weight")
 
     torch.set_num_threads(args.threads)
+    if args.device != "cpu":
+        if args.device.startswith("cuda") and not torch.cuda.is_available():
+            raise SystemExit(f"--device {args.device}: torch sees no GPU here")
+        # Every tensor made from here on (the data's too: data.py makes them with as_tensor) lands there.
+        torch.set_default_device(args.device)
     seed_everything(args.seed)
     os.makedirs(args.out, exist_ok=True)
     convs = load_conversations(args.segments)
@@ -219,6 +225,10 @@ def main():
     _, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
     print(f"calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
+    if args.device != "cpu":
+        # Exported and saved from the CPU, so model.pt loads anywhere and the export traces as a release's does.
+        torch.set_default_device("cpu")
+        model = model.cpu()
     export_contract_onnx(model.folded() if model.pretrained else model, os.path.join(args.out, "model.onnx"), vocab_size)
     torch.save(model.state_dict(), os.path.join(args.out, "model.pt"))
     with open(os.path.join(args.out, "training.json"), "w") as f:
@@ -228,7 +238,7 @@ def main():
             "selected_epoch": best[2],
             # The teacher's weight only where it taught, the side ages, label weights and piece dropout only
             # where they were given, so a member trained without them records what it always did.
-            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout")},
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device")},
                                 **({"teacher_weight": args.teacher_weight} if args.teacher else {}),
                                 **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {}),
                                 **({"harm_weights": harm_weights} if harm_weights else {}),
@@ -236,7 +246,9 @@ def main():
                                 **({"piece_dropout": piece_rates} if piece_rates else {}),
                                 # Only where the vectors carry MiniLM's reading of each word (word_vectors.py), so
                                 # a member on build-tokenizer.ts's own vectors records what it always did.
-                                **({"minilm_words": minilm_words} if minilm_words else {})},
+                                **({"minilm_words": minilm_words} if minilm_words else {}),
+                                # Only off the CPU: such a member is a preview, and its manifest says so.
+                                **({"device": args.device} if args.device != "cpu" else {})},
             "pretrained_vectors": bool(args.embeddings),
             "conversations": {"train": len(train), "val": len(val)},
             "torch": torch.__version__,

@@ -28,7 +28,7 @@ def evaluate(model, convs):
     spk = torch.tensor([c["speaker"] for c in view])
     harmful = (y == 1) & ~torch.tensor([c["flat"] for c in view])
     return {
-        "auc": roc_auc(y.numpy(), logits.numpy()),
+        "auc": roc_auc(y.cpu().numpy(), logits.cpu().numpy()),
         "attribution": float((sp.argmax(-1)[harmful] == spk[harmful]).float().mean()) if harmful.any() else float("nan"),
         "loss": float(F.binary_cross_entropy_with_logits(logits, y.float())),
     }, logits, y
