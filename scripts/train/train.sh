@@ -304,8 +304,9 @@ trained_here() { [[ -z "${MEMBER_FROM[$1]:-}" ]]; }  # position (1-based): not t
 needs_teacher=0
 for ((k = 1; k <= MEMBERS; k++)); do ! trained_here "$k" || ! is_taught "$k" || needs_teacher=1; done
 if [[ $TEACHER != 0 && $needs_teacher == 1 ]]; then
-  # Training time only: the ONNX graph holds none of it (teacher.py, losses.py distill_loss).
-  step "teacher (all-MiniLM-L6-v2 over the training pieces; 75 and 95 min for a release's corpus on 2 cores, December 2 and 4)"
+  # Training time only: the ONNX graph holds none of it (teacher.py, losses.py distill_loss). A table
+  # this work directory already holds for the same pieces and inputs is kept (teacher.py kept_table).
+  step "teacher (all-MiniLM-L6-v2 over the training pieces; 75 and 95 min for a release's corpus on 2 cores, December 2 and 4, unless --work holds it already)"
   HF_HUB_OFFLINE=1 "$PY" -W ignore scripts/train/teacher.py --segments "$WORK/segments.jsonl" --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/teacher"
 fi
 # position (1-based): with SIDE_AGES, the members that read the speakers learn each side's age and their harm head reads it (a blind one may not)

@@ -3,7 +3,7 @@
 // the student's own token ids, and training pulls the student's piece encoder towards those
 // embeddings through a projection that is never exported, so the shipped graph is the same network.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ function python(script: string): string {
 
 describe.skipIf(!hasTeacher)('the teacher table (teacher.py)', () => {
   const out = join(dir, 'teacher');
-  const table = (): { rows: number; dimensions: number; pieces: number[][] } => JSON.parse(readFileSync(join(out, 'teacher.json'), 'utf8'));
+  const table = (): { rows: number; dimensions: number; pieces: number[][]; inputs: Record<string, unknown> } => JSON.parse(readFileSync(join(out, 'teacher.json'), 'utf8'));
 
   it('embeds each distinct piece of the train split once, and no piece only validation says', () => {
     execFileSync(TRAINING_PYTHON, ['scripts/train/teacher.py', '--segments', segments, '--tokenizer', tokenizer, '--out', out], { env: { ...process.env, HF_HUB_OFFLINE: '1' }, stdio: 'ignore' });
@@ -76,6 +76,28 @@ print(json.dumps({"norm": float(mom.norm()), "alike": float(mom @ parents), "apa
     expect(norm).toBeCloseTo(1, 2);
     expect(alike).toBeGreaterThan(apart + 0.2);
   });
+
+  it('keeps a table of the same pieces made from the same inputs, and makes it again when the tokenizer or its record differs', () => {
+    const again = join(dir, 'again');
+    cpSync(out, again, { recursive: true });
+    const made = statSync(join(again, 'teacher.f16')).mtimeMs;
+    const runOn = (tok: string): string =>
+      execFileSync(TRAINING_PYTHON, ['scripts/train/teacher.py', '--segments', segments, '--tokenizer', tok, '--out', again], { env: { ...process.env, HF_HUB_OFFLINE: '1' }, encoding: 'utf8' });
+    expect(runOn(tokenizer)).toContain('already holds the table of these 8 pieces, made from the same inputs; kept');
+    expect(statSync(join(again, 'teacher.f16')).mtimeMs).toBe(made);
+    // The record names what the bytes follow, the machine kind among them (a table from another kind differs).
+    expect(table().inputs).toMatchObject({ batch: 512, threads: 2, machine: expect.stringMatching(/family \d+ model \d+/) });
+    // Another tokenizer decodes the same ids into other text: the table is made again.
+    const other = join(dir, 'other-tokenizer.json');
+    writeFileSync(other, JSON.stringify({ model: { type: 'WordPiece', vocab: Object.fromEntries(WORDS.map((w, i) => [i === 9 ? 'burger' : w, i])) } }));
+    expect(runOn(other)).toContain('pieces embedded');
+    // So is a table whose record lacks its inputs, as every table written before the record had them.
+    const record = JSON.parse(readFileSync(join(again, 'teacher.json'), 'utf8')) as Record<string, unknown>;
+    delete record.inputs;
+    writeFileSync(join(again, 'teacher.json'), JSON.stringify(record));
+    expect(runOn(other)).toContain('pieces embedded');
+    expect(runOn(other)).toContain('kept');
+  }, 120_000);
 
   it('trains the student towards it and exports the same network: no teacher weights in the package', () => {
     const run = (name: string, extra: string[]): void => {
