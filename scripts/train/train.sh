@@ -30,7 +30,7 @@
 #   npm run train -- --view-one-line-rate 0.5 --checkpoint last --version x --out DIR  # one-line flat views; the last epoch kept
 #   npm run train -- --blind-members 1 --version x --out DIR   # the last member reads turns as flat text is (speakers only choose what each side's head pools)
 #   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
-#   npm run train -- --minilm-words 1 --version x --out DIR   # the first member's whole words also read all-MiniLM-L6-v2's reading of each (word_vectors.py; 3.13.0: 1, 3.12.0 and before: 0)
+#   npm run train -- --minilm-words 1 --version x --out DIR   # the first that many members' whole words also read all-MiniLM-L6-v2's reading of each (word_vectors.py; 3.14.0: 2, 3.13.0: 1, 3.12.0 and before: 0)
 #   npm run train -- --side-ages 0.5 --version x --out DIR    # the corpus keeps both sides' true ages; each member that reads the speakers learns at that weight whether each side is a minor, and its harm head reads the two (train.py --side-ages --harm-reads-sides; 3.12.0: 0.5, the first of 2 members)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail

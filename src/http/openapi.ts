@@ -277,9 +277,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.13.0',
+            version: '3.14.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '91549ce4a40b5b25acef636d0d041a4c4adfa4ab41cd456f97351ce2400114e3', bytes: 15816148 } },
+            files: { 'model.onnx': { sha256: '660d1ab26d61995b272b280ce1c96be05398c72d56d30b6b6e4c0627cd895d17', bytes: 15816148 } },
           }),
         },
       },

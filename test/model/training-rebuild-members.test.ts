@@ -72,8 +72,10 @@ describe.skipIf(!hasTorch)('members rebuilt from a package (rebuild_members.py)'
     });
     // The first member's options that the second was not trained with are not carried over to it.
     expect(info(2).hyperparameters).not.toHaveProperty('side_ages');
-    expect(info(2).hyperparameters).not.toHaveProperty('minilm_words');
+    expect(info(2).hyperparameters).not.toHaveProperty('harm_reads_sides');
     expect(info(1).hyperparameters).toMatchObject({ side_ages: 0.5, harm_reads_sides: true, minilm_words: 100 });
+    // Both read MiniLM's words since 3.14.0 (MINILM_WORDS 2), the second blind and taught.
+    expect(info(2).hyperparameters).toMatchObject({ minilm_words: 100, blind_reading: true, teacher_weight: 0.5 });
     // ensemble.py's rule for members it joins: the same architecture and data, other seeds or options.
     expect(trainingPython<string>(`from ensemble import check_members, read_info\ncheck_members([read_info(${JSON.stringify(join(dir, 'rebuilt', 'member-1'))}), read_info(${JSON.stringify(join(dir, 'rebuilt', 'member-2'))})])\nprint(json.dumps("joined"))`)).toBe('joined');
   });

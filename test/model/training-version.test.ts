@@ -104,7 +104,7 @@ describe('train.sh: versions and output', () => {
     },
   );
 
-  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--epochs', '11', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
+  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--epochs', '11', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--minilm-words', '1', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
     "refuses a released version's name for another recipe (%j)",
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -144,6 +144,9 @@ describe('train.sh: versions and output', () => {
     [['--side-ages', '0', '--minilm-words', '0', '--version', '3.11.0']],
     [['--recipe', '3.12.0']],
     [['--recipe', '3.12.0', '--minilm-words', '1', '--version', '3.13.0']],
+    [['--recipe', '3.13.0']],
+    [['--recipe', '3.13.0', '--minilm-words', '2', '--version', '3.14.0']],
+    [['--minilm-words', '1', '--version', '3.13.0']],
     [['--minilm-words', '0', '--version', '3.12.0']],
     [['--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--version', '3.10.0']],
     [['--recipe', '3.7.0', '--asl', '1000', '--friends', '3000', '--version', '3.8.0']],
@@ -178,7 +181,9 @@ describe('train.sh: versions and output', () => {
     [['--member-from', 'models/conversation-risk'], '--member-from is K:PACKAGE_DIR, not models/conversation-risk'],
     [['--member-from', `2:${dir}`], `--member-from: ${dir} is no model package`],
     [['--member-from', '3:models/conversation-risk'], '--member-from names member 3 of 2 (it joins an ensemble)'],
-    [['--members', '1', '--member-from', '1:models/conversation-risk'], '--member-from names member 1 of 1 (it joins an ensemble)'],
+    [['--members', '1', '--minilm-words', '1', '--member-from', '1:models/conversation-risk'], '--member-from names member 1 of 1 (it joins an ensemble)'],
+    // The shipped recipe's members all read MiniLM's words (MINILM_WORDS 2): one member cannot.
+    [['--members', '1'], '--minilm-words 2 is more than the 1 member(s)'],
     [['--member-from', '2:models/conversation-risk', '--member-args', '2:--lr 0.002'], 'member 2 is taken from a package (--member-from): it is not trained'],
     [['--member-from', '1:models/conversation-risk', '--member-from', '2:models/conversation-risk'], '--member-from takes every member: nothing would be trained'],
     [['--vocab', 'wordpiece', '--minilm-words', '1'], '--minilm-words reads whole words\' vectors: it needs --vocab hybrid'],
