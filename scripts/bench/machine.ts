@@ -5,9 +5,11 @@
 // has no AVX-512 (README, "Benchmarks"). The figures of two days compare only when these fields agree.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
+import VECTOR_FLAG_LIST from '../lib/vector-flags.json' with { type: 'json' };
 
-/** The vector extensions onnxruntime's CPU kernels choose their code path by. */
-export const VECTOR_FLAGS = ['avx2', 'fma', 'avx512f', 'avx512_vnni', 'avx512_bf16', 'amx_tile'] as const;
+/** The vector extensions onnxruntime's CPU kernels choose their code path by; one list, which the
+ * teacher's table (scripts/train/teacher.py) names its machine kind by too. */
+export const VECTOR_FLAGS: readonly string[] = VECTOR_FLAG_LIST.flags;
 
 export interface Machine {
   cpus: number;

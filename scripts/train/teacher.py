@@ -62,22 +62,29 @@ def teacher_rows(conv, index):
     return [[index.get(piece_key(p), -1) for p in inp] for inp, _ in conv["segments"]]
 
 
-# The vector extensions the encoder's CPU kernels choose their code path by (scripts/bench/machine.ts).
-VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile")
+# The vector extensions the encoder's CPU kernels choose their code path by: one list, which the bench
+# names its machine kind by too (scripts/bench/machine.ts).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "vector-flags.json")) as _f:
+    VECTOR_FLAGS = tuple(json.load(_f)["flags"])
 
 
-def machine_kind():
-    """The CPU kind, as /proc/cpuinfo's first processor names it: a table made on another kind holds
-    other float bits from the same pieces (docs/training.md, "Reproducibility"). '' off Linux."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            first = f.read().strip().split("\n\n", 1)[0]
-    except OSError:
-        return ""
+def machine_kind(cpuinfo=None):
+    """The CPU kind, as the first processor of /proc/cpuinfo (or of the text given) names it, in the
+    bench's words: a table made on another kind holds other float bits from the same pieces
+    (docs/training.md, "Reproducibility"). '' off Linux."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo") as f:
+                cpuinfo = f.read()
+        except OSError:
+            return ""
+    first = cpuinfo.strip().split("\n\n", 1)[0]
     fields = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in first.splitlines())}
+    if "vendor_id" not in fields:
+        return ""
     flags = set(fields.get("flags", "").split())
-    return (f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}; "
-            + " ".join(f for f in VECTOR_FLAGS if f in flags))
+    return (f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}; "
+            + (" ".join(f for f in VECTOR_FLAGS if f in flags) or "no AVX2"))
 
 
 def table_inputs(tokenizer_path, batch, threads):

@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cpuKind, machineLine } from '../../scripts/bench/machine.ts';
 import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 
 const hasTorch = spawnSync(TRAINING_PYTHON, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0;
@@ -135,5 +136,27 @@ print(json.dumps([float(aligned), float(opposed), float(none)]))`;
     expect(aligned).toBeCloseTo(0, 3);
     expect(opposed).toBeCloseTo(2 / 3, 2);
     expect(Math.abs(none as number)).toBe(0);
+  });
+});
+
+describe.skipIf(!hasTorch)('the machine kind a table records (teacher.py machine_kind)', () => {
+  // Two processors as /proc/cpuinfo lists them; the second one's fields must not leak in.
+  const CPUINFO = 'processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nflags\t\t: fpu sse2 avx fma avx2 bmi2\n\n'
+    + 'processor\t: 1\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nflags\t\t: avx2 avx512f amx_tile\n';
+  const pythonKind = (text: string): string => JSON.parse(python(`from teacher import machine_kind\nprint(json.dumps(machine_kind(${JSON.stringify(text)})))`)) as string;
+  const benchKind = (text: string): string => /\((.*)\)$/.exec(machineLine({ cpus: 2, cpu_model: 'x', ...cpuKind(text) }))?.[1] ?? '';
+
+  it("names a processor as the bench's header does, from the one list of vector flags both read", () => {
+    expect(pythonKind(CPUINFO)).toBe('AuthenticAMD family 25 model 1; avx2 fma');
+    expect(pythonKind(CPUINFO)).toBe(benchKind(CPUINFO));
+    const intel = CPUINFO.split('\n\n')[1] as string;
+    expect(pythonKind(intel)).toBe(benchKind(intel));
+    const old = 'vendor_id\t: AuthenticAMD\ncpu family\t: 16\nmodel\t\t: 2\nflags\t\t: sse2\n';
+    expect(pythonKind(old)).toBe(benchKind(old));
+    expect(pythonKind(old)).toContain('no AVX2');
+  });
+
+  it('gives no kind where the text names no vendor', () => {
+    expect(pythonKind('')).toBe('');
   });
 });
