@@ -25,9 +25,9 @@ import torch
 
 from model import ConversationRisk, Ensemble
 from onnx_export import export_contract_onnx
-from calibration import fit_temperature
-from data import load_conversations, load_pretrained, minilm_dimensions, validation_split, vocab_size_of
-from validation import evaluate
+from calibration import fit_member_weights, fit_temperature
+from data import load_conversations, load_pretrained, minilm_dimensions, sorted_view, validation_split, vocab_size_of
+from validation import evaluate, member_segment_logits
 
 
 def read_info(directory):
@@ -97,6 +97,8 @@ def main():
     ap.add_argument("--embeddings", action="append", default=[], help="the float32 vectors the members were trained with: once for all, or once per member in their order")
     ap.add_argument("--out", required=True)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--fit-weights", action="store_true",
+                    help="weigh the members by the share (a 0.05 grid) whose calibrated log loss on validation is lowest, rather than equally")
     ap.add_argument("--half-tables", action=argparse.BooleanOptionalAction, default=True,
                     help="store each member's embedding table in float16 (half the file; outputs move by about 1e-3)")
     args = ap.parse_args()
@@ -112,9 +114,17 @@ def main():
     for d, i, f in zip(args.member, infos, files):
         if f is not None and reads_vectors(i) and i["hyperparameters"].get("minilm_words", 0) != minilm_dimensions(f):
             raise SystemExit(f"{d}: trained with {'' if i['hyperparameters'].get('minilm_words') else 'no '}MiniLM reading of its words; {f} is not its vectors file")
-    model = Ensemble([load_member(d, i, vocab_size, loaded.get(f), args.half_tables) for d, i, f in zip(args.member, infos, files)]).eval()
+    members = [load_member(d, i, vocab_size, loaded.get(f), args.half_tables) for d, i, f in zip(args.member, infos, files)]
 
     val = validation_split(load_conversations(args.segments))
+    weights = None
+    if args.fit_weights:
+        view = sorted_view(val)
+        seg_logits, owner = member_segment_logits(members, view)
+        weights, _, _, loss = fit_member_weights(seg_logits, owner, len(view), torch.tensor([c["label"] for c in view]))
+        print(f"member weights fitted on validation: {', '.join(f'{w:.2f}' for w in weights)} (calibrated log loss {loss:.5f})", flush=True)
+        members = [m.weighed(len(members) * w) for m, w in zip(members, weights)]
+    model = Ensemble(members).eval()
     metrics, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)
     print(f"ensemble of {len(infos)}: validation {json.dumps(metrics)}; calibration: temperature {temperature:.4f} bias {bias:.4f}", flush=True)
@@ -130,9 +140,11 @@ def main():
             "members": [{
                 "seed": i["hyperparameters"]["seed"], "recipe": recipe_of(i), "selected_epoch": i["selected_epoch"],
                 "calibration": i["calibration"], "history": i["history"],
+                # Fitted weights only (--fit-weights): the member's heads in model.onnx are M x weight times its own.
+                **({"weight": weights[k]} if weights is not None else {}),
                 # A member taken from a package as it shipped (train.sh --member-from) says which.
                 **({"rebuilt_from": i["rebuilt_from"]} if "rebuilt_from" in i else {}),
-            } for i in infos],
+            } for k, i in enumerate(infos)],
             # The first member's; where members were trained differently, each one's options are in members[].recipe.
             "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},
             "pretrained_vectors": first.get("pretrained_vectors", False),

@@ -24,6 +24,8 @@ side ages (train.py --side-ages, since 3.12.0 in the member that reads the speak
 ensemble: members trained alike from different seeds, exported as one graph with the same inputs and
   outputs (the mean of their heads, composed as above).
 """
+import copy
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -135,6 +137,18 @@ class ConversationRisk(nn.Module):
         if half_table:
             plain.tok.half()
         return plain.eval()
+
+    def weighed(self, factor):
+        """The same network with its harm logit, per-turn harm logits and side scores each `factor` times
+        what they were: the last layer of the harm and side heads scaled. An ensemble's mean of members
+        weighed by M x w_k is the w-weighted mean of the members (ensemble.py --fit-weights), in the graph
+        the plain mean traces, node for node."""
+        out = copy.deepcopy(self)
+        with torch.no_grad():
+            for last in (out.harm[2], out.side[2]):
+                last.weight.mul_(factor)
+                last.bias.mul_(factor)
+        return out.eval()
 
     def pooled_tokens(self, input_ids, tok_mask):
         """Each piece's token embeddings, masked mean + max: [B, T, L] ids -> [B, T, 2E]."""

@@ -35,6 +35,8 @@ interface TrainingInfo {
     calibration: ModelManifest['calibration'];
     /** A member taken from a package as it shipped (train.sh --member-from, rebuild_members.py). */
     rebuilt_from?: { model: string; version: string; sha256: string };
+    /** Its share of the ensemble's heads, where ensemble.py --fit-weights fitted the shares (equal otherwise). */
+    weight?: number;
   }>;
   validation?: Record<string, number>;
   half_tables?: boolean;
@@ -97,11 +99,12 @@ export async function writeManifest(options: {
             ensemble: {
               // A member's training options are recorded only where the members were trained differently,
               // so an ensemble of seeds of one recipe keeps the manifest it always had.
-              members: training.members.map(({ seed, recipe, selected_epoch, calibration, rebuilt_from }) => ({
+              members: training.members.map(({ seed, recipe, selected_epoch, calibration, rebuilt_from, weight }) => ({
                 seed,
                 ...(mixedRecipes(training.members ?? []) && recipe !== undefined ? { recipe } : {}),
                 selected_epoch,
                 calibration,
+                ...(weight !== undefined ? { weight } : {}),
                 ...(rebuilt_from !== undefined ? { rebuilt_from } : {}),
               })),
               validation: training.validation,

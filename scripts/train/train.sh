@@ -32,6 +32,7 @@
 #   npm run train -- --teacher 0.5 --teacher-members 2 --version x --out DIR  # all-MiniLM-L6-v2's reading of every training piece distilled into the piece encoder of that many members, the last ones, at that weight (teacher.py; 3.11.0: 0.5, the last 1 of 2 members)
 #   npm run train -- --minilm-words 1 --version x --out DIR   # the first that many members' whole words also read all-MiniLM-L6-v2's reading of each (word_vectors.py; 3.14.0: 2, 3.13.0: 1, 3.12.0 and before: 0)
 #   npm run train -- --side-ages 0.5 --version x --out DIR    # the corpus keeps both sides' true ages; each member that reads the speakers learns at that weight whether each side is a minor, and its harm head reads the two (train.py --side-ages --harm-reads-sides; 3.12.0: 0.5, the first of 2 members)
+#   npm run train -- --fit-weights 1 --version x --out DIR    # the members weighed by the share whose calibrated log loss on validation is lowest, not equally (ensemble.py --fit-weights; 3.15.0: 1, before it 0)
 # Options that change data, vocabulary or training need --version and --out: such a model is no released one.
 set -euo pipefail
 
@@ -52,7 +53,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES MINILM_WORDS)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES MINILM_WORDS FIT_WEIGHTS)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -65,7 +66,7 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     VIEW_ONE_LINE_RATE) [[ "$2" =~ ^(0|1|0\.[0-9]*[1-9])$ ]] ;;
     CHECKPOINT) [[ "$2" == val-loss || "$2" == last ]] ;;
     MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
-    TEXTING|PHRASINGS) [[ "$2" == 0 || "$2" == 1 ]] ;;
+    TEXTING|PHRASINGS|FIT_WEIGHTS) [[ "$2" == 0 || "$2" == 1 ]] ;;
     TEACHER|SIDE_AGES) [[ "$2" =~ ^(0|[1-9][0-9]*|[0-9]+\.[0-9]*[1-9])$ ]] ;;
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
@@ -76,7 +77,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     CHECKPOINT) echo "is val-loss or last" ;;
     MEMBERS) echo "is a positive integer" ;;
     EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
-    TEXTING|PHRASINGS) echo "is 0 or 1" ;;
+    TEXTING|PHRASINGS|FIT_WEIGHTS) echo "is 0 or 1" ;;
     TEACHER|SIDE_AGES) echo "takes a weight (0: none; 0.5)" ;;
     *) echo "takes a whole number" ;;
   esac
@@ -181,6 +182,7 @@ for key in BLIND_MEMBERS TEACHER_MEMBERS MINILM_WORDS; do
   option="--${key,,}"
   (( ${!key} <= MEMBERS )) || { echo "train.sh: ${option//_/-} ${!key} is more than the $MEMBERS member(s)" >&2; exit 2; }
 done
+(( FIT_WEIGHTS == 0 || MEMBERS > 1 )) || { echo "train.sh: --fit-weights 1 weighs an ensemble's members: it needs --members 2 or more" >&2; exit 2; }
 # A weight that teaches no member, or members taught at no weight, would name one model two ways.
 if [[ $TEACHER == 0 && $TEACHER_MEMBERS != 0 ]]; then
   echo "train.sh: --teacher-members $TEACHER_MEMBERS with --teacher 0 teaches nothing: give the teacher a weight (0.5)" >&2; exit 2
@@ -221,7 +223,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES, MiniLM's words for $MINILM_WORDS member(s)"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES, MiniLM's words for $MINILM_WORDS member(s), members' weights $( ((FIT_WEIGHTS)) && echo 'fitted on validation' || echo equal)"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -344,11 +346,12 @@ else
     train_member $((k + 1)) "$s" "$WORK/members/seed-$s" "${MEMBER_ARGS[$((k + 1))]:-}"
     ENSEMBLE_ARGS+=(--member "$WORK/members/seed-$s")
   done
-  step "ensemble of $MEMBERS: calibration and ONNX (scripts/train/ensemble.py)"
+  step "ensemble of $MEMBERS: $( ((FIT_WEIGHTS)) && echo "members' weights, ")calibration and ONNX (scripts/train/ensemble.py)"
   # Each member's own vectors, in the members' order (a member taken from a package is folded and reads none).
   if [[ $VOCAB_MODE == hybrid ]]; then
     for ((k = 1; k <= MEMBERS; k++)); do ENSEMBLE_ARGS+=(--embeddings "$(vectors_of "$k")"); done
   fi
+  (( FIT_WEIGHTS )) && ENSEMBLE_ARGS+=(--fit-weights)
   "$PY" -W ignore scripts/train/ensemble.py "${ENSEMBLE_ARGS[@]}" --segments "$WORK/segments.jsonl" \
     --tokenizer "$WORK/model/tokenizer.json" --out "$WORK/model"
 fi

@@ -21,6 +21,21 @@ def predict(model, convs, size=128):
     return torch.cat(logits), torch.cat(probs)
 
 
+def member_segment_logits(members, convs, size=128):
+    """Each member's harm logit for every segment of convs: [M, S], with the conversation each segment
+    belongs to [S] (calibration.py fit_member_weights weighs the members by them)."""
+    logits, owners, offset = [[] for _ in members], [], 0
+    with torch.no_grad():
+        for i in range(0, len(convs), size):
+            b = convs[i: i + size]
+            ids, spk, ages, owner = collate(b)
+            for k, m in enumerate(members):
+                logits[k].append(m.eval().heads(ids, spk, ages)[0])
+            owners.append(owner + offset)
+            offset += len(b)
+    return torch.stack([torch.cat(parts) for parts in logits]), torch.cat(owners)
+
+
 def evaluate(model, convs):
     view = sorted_view(convs)
     logits, sp = predict(model, view)
