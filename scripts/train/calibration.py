@@ -22,14 +22,17 @@ def fit_temperature(logits, labels):
 
 
 def weight_grid(members, step):
-    """Every way of sharing 1 among `members` in multiples of `step` (the simplex, on a grid)."""
+    """Every way of sharing 1 among `members` in multiples of `step`, each member keeping at least one
+    step: a member weighed 0 would ship as dead weight, and could not be told its share again when taken
+    from the package (ensemble.py reads a rebuilt member's scale back)."""
     units = round(1 / step)
 
     def shares(k, left):
         if k == 1:
-            yield (left,)
+            if left >= 1:
+                yield (left,)
             return
-        for first in range(left, -1, -1):
+        for first in range(left - (k - 1), 0, -1):
             for rest in shares(k - 1, left - first):
                 yield (first,) + rest
     return [tuple(u / units for u in s) for s in shares(members, units)]

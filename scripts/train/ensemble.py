@@ -89,6 +89,19 @@ def check_members(infos):
         raise SystemExit("members differ in more than their seed and training options: " + " | ".join(sorted(shared)))
 
 
+def weigh_members(members, scales, view):
+    """The members' shares fitted on the validation conversations `view` (calibration.py
+    fit_member_weights), and the members weighed by them: (weights, loss, members). A member taken from a
+    package whose shares were fitted holds its heads at that package's M x weight (rebuild_members.py
+    `heads_scaled_by`, here `scales`): it is fitted as the member it was, and weighed by the ratio, which
+    is exactly 1 where its share comes out the same, so such a package is written again byte for byte."""
+    seg_logits, owner = member_segment_logits(members, view)
+    seg_logits = seg_logits / torch.tensor(scales).unsqueeze(-1)
+    weights, _, _, loss = fit_member_weights(seg_logits, owner, len(view), torch.tensor([c["label"] for c in view]))
+    factors = [len(members) * w / s for w, s in zip(weights, scales)]
+    return weights, loss, [m if f == 1.0 else m.weighed(f) for m, f in zip(members, factors)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--member", action="append", required=True, help="a train.py output directory (repeat)")
@@ -119,11 +132,8 @@ def main():
     val = validation_split(load_conversations(args.segments))
     weights = None
     if args.fit_weights:
-        view = sorted_view(val)
-        seg_logits, owner = member_segment_logits(members, view)
-        weights, _, _, loss = fit_member_weights(seg_logits, owner, len(view), torch.tensor([c["label"] for c in view]))
+        weights, loss, members = weigh_members(members, [i.get("heads_scaled_by", 1.0) for i in infos], sorted_view(val))
         print(f"member weights fitted on validation: {', '.join(f'{w:.2f}' for w in weights)} (calibrated log loss {loss:.5f})", flush=True)
-        members = [m.weighed(len(members) * w) for m, w in zip(members, weights)]
     model = Ensemble(members).eval()
     metrics, logits, y = evaluate(model, val)
     temperature, bias = fit_temperature(logits, y)

@@ -175,8 +175,9 @@ def main():
                 # Stored as the package holds it: one table, no pretrained path (ensemble.py load_member).
                 "folded": True,
                 # A package whose members' shares were fitted (ensemble.py --fit-weights) stores each member's
-                # heads at M x its weight: the member is rebuilt so, and its own calibration is of the unweighed one.
-                **({"weighed_in_package": record["weight"]} if "weight" in record else {}),
+                # heads at M x its weight: the member is rebuilt so (its own calibration is of the unweighed
+                # one), and ensemble.py reads the factor back to fit and weigh it as the package did.
+                **({"heads_scaled_by": len(members) * record["weight"]} if "weight" in record else {}),
                 "rebuilt_from": {"model": manifest["name"], "version": manifest["version"], "sha256": manifest["files"]["model.onnx"]["sha256"]},
                 "conversations": td["conversations_used"],
                 "torch": torch.__version__,

@@ -14,6 +14,7 @@ const hasTorch = spawnSync(TRAINING_PYTHON, ['-c', 'import torch, onnx'], { stdi
 const dir = mkdtempSync(join(tmpdir(), 'member-weights-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// Each case starts Python and torch (seconds alone); beside a training run a case took up to a minute.
 function python<T>(script: string): T {
   const out = execFileSync(TRAINING_PYTHON, ['-W', 'ignore', '-c', `import json, sys, torch\nsys.path.insert(0, 'scripts/train')\n${script}`], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').at(-1) as string) as T;
@@ -37,7 +38,7 @@ print(json.dumps({"harm": gap(0), "sides": max(gap(1), gap(2)), "turns": gap(3),
     expect(r.turns).toBeLessThan(1e-5);
     expect(r.gru).toBe(true);
     expect(r.original).toBe(0);
-  });
+  }, 120_000);
 
   it('makes the plain mean of members weighed by M x w their w-weighted mean, in the same ONNX graph node for node', () => {
     const r = python<{ gap: number; speakers: number; nodes: boolean; inputs: boolean }>(`
@@ -64,9 +65,9 @@ print(json.dumps({"gap": float((h - want_h).abs().max()), "speakers": float((s -
     expect(r.speakers).toBeLessThan(1e-5);
     expect(r.nodes).toBe(true);
     expect(r.inputs).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
-  it('gives the weight to the member whose logits tell the classes apart, whichever place it holds, the same share every time', () => {
+  it('gives the weight to the member whose logits tell the classes apart, whichever place it holds, the same share every time, and every member a share', () => {
     const r = python<{ first: number[]; second: number[]; again: number[]; grid: number; sums: boolean }>(`
 from calibration import fit_member_weights, weight_grid
 g = torch.Generator().manual_seed(3)
@@ -80,14 +81,15 @@ second = fit_member_weights(torch.stack([noise, good]), owner, 400, y)
 again = fit_member_weights(torch.stack([good, noise]), owner, 400, y)
 grid = weight_grid(3, 0.05)
 print(json.dumps({"first": list(first[0]), "second": list(second[0]), "again": list(again[0]), "grid": len(grid),
-                  "sums": all(abs(sum(w) - 1) < 1e-9 for w in grid)}))`);
+                  "sums": all(abs(sum(w) - 1) < 1e-9 and min(w) >= 0.05 - 1e-9 for w in grid)}))`);
     expect(r.first[0]).toBeGreaterThanOrEqual(0.8);
     expect(r.second).toEqual([...r.first].reverse());
     expect(r.again).toEqual(r.first);
-    // The simplex of three members in twentieths: 21 x 22 / 2 shares, each summing to 1.
-    expect(r.grid).toBe(231);
+    // Three members' shares in twentieths, each member keeping at least one (a member weighed 0 would be
+    // dead weight in the graph): 19 x 18 / 2 shares, each summing to 1.
+    expect(r.grid).toBe(171);
     expect(r.sums).toBe(true);
-  });
+  }, 120_000);
 
   it('reports for its share the calibrated loss of the weighed ensemble itself, aggregated as the contract aggregates (max over segments)', () => {
     const r = python<{ weights: number[]; fitted: number; ensemble: number }>(`
@@ -109,5 +111,28 @@ t2, b2 = fit_temperature(conv, y)
 print(json.dumps({"weights": list(w), "fitted": loss, "ensemble": float(F.binary_cross_entropy_with_logits(conv / t2 + b2, y.float()))}))`);
     expect(r.weights[0]! + r.weights[1]!).toBeCloseTo(1, 9);
     expect(r.ensemble).toBeCloseTo(r.fitted, 4);
-  });
+  }, 120_000);
+
+  it('fits members taken from a weighed package as the members they were, and weighs them again to the same bytes (ensemble.py weigh_members)', () => {
+    // rebuild_members.py gives such a member its package's factor (heads_scaled_by = M x weight); its
+    // ratio is then exactly 1, so train.sh --member-from writes a fitted package again byte for byte.
+    const r = python<{ first: number[]; again: number[]; same: boolean; changed: boolean }>(`
+import random
+from ensemble import weigh_members
+from model import ConversationRisk
+torch.manual_seed(5); random.seed(5)
+members = [ConversationRisk(50, emb=8, hidden=12).eval(), ConversationRisk(50, emb=8, hidden=12, blind_reading=True).eval()]
+convs = [{"segments": [([[random.randint(1, 49) for _ in range(4)] for _ in range(5)], [1 + t % 2 for t in range(5)])],
+          "ages": [0.0] * 8, "label": int(k % 3 == 0)} for k in range(80)]
+first, _, weighed = weigh_members(members, [1.0, 1.0], convs)
+scales = [2 * w for w in first]
+again, _, rejoined = weigh_members(weighed, scales, convs)
+print(json.dumps({"first": list(first), "again": list(again),
+                  "same": all(torch.equal(a, b) for x, y in zip(weighed, rejoined) for a, b in zip(x.state_dict().values(), y.state_dict().values())),
+                  "changed": not all(torch.equal(a, b) for x, y in zip(members, weighed) for a, b in zip(x.state_dict().values(), y.state_dict().values()))}))`);
+    expect(r.again).toEqual(r.first);
+    expect(r.same).toBe(true);
+    // The first fit did weigh them (a share other than the even one scales both members' heads).
+    expect(r.changed || r.first[0] === 0.5).toBe(true);
+  }, 120_000);
 });

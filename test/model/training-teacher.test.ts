@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpuKind, machineLine } from '../../scripts/bench/machine.ts';
 import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 
@@ -143,17 +143,23 @@ describe.skipIf(!hasTorch)('the machine kind a table records (teacher.py machine
   // Two processors as /proc/cpuinfo lists them; the second one's fields must not leak in.
   const CPUINFO = 'processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\nflags\t\t: fpu sse2 avx fma avx2 bmi2\n\n'
     + 'processor\t: 1\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nflags\t\t: avx2 avx512f amx_tile\n';
-  const pythonKind = (text: string): string => JSON.parse(python(`from teacher import machine_kind\nprint(json.dumps(machine_kind(${JSON.stringify(text)})))`)) as string;
+  const INTEL = CPUINFO.split('\n\n')[1] as string;
+  const OLD = 'vendor_id\t: AuthenticAMD\ncpu family\t: 16\nmodel\t\t: 2\nflags\t\t: sse2\n';
+  const TEXTS = [CPUINFO, INTEL, OLD, ''];
+  // One Python start for every text: teacher.py imports data.py and torch, over 30 s beside a training run.
+  let kinds: string[] = [];
+  beforeAll(() => {
+    kinds = JSON.parse(python(`from teacher import machine_kind\nprint(json.dumps([machine_kind(t) for t in ${JSON.stringify(TEXTS)}]))`)) as string[];
+  }, 120_000);
+  const pythonKind = (text: string): string => kinds[TEXTS.indexOf(text)] as string;
   const benchKind = (text: string): string => /\((.*)\)$/.exec(machineLine({ cpus: 2, cpu_model: 'x', ...cpuKind(text) }))?.[1] ?? '';
 
   it("names a processor as the bench's header does, from the one list of vector flags both read", () => {
     expect(pythonKind(CPUINFO)).toBe('AuthenticAMD family 25 model 1; avx2 fma');
     expect(pythonKind(CPUINFO)).toBe(benchKind(CPUINFO));
-    const intel = CPUINFO.split('\n\n')[1] as string;
-    expect(pythonKind(intel)).toBe(benchKind(intel));
-    const old = 'vendor_id\t: AuthenticAMD\ncpu family\t: 16\nmodel\t\t: 2\nflags\t\t: sse2\n';
-    expect(pythonKind(old)).toBe(benchKind(old));
-    expect(pythonKind(old)).toContain('no AVX2');
+    expect(pythonKind(INTEL)).toBe(benchKind(INTEL));
+    expect(pythonKind(OLD)).toBe(benchKind(OLD));
+    expect(pythonKind(OLD)).toContain('no AVX2');
   });
 
   it('gives no kind where the text names no vendor', () => {
