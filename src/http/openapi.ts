@@ -277,9 +277,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.14.0',
+            version: '3.15.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '660d1ab26d61995b272b280ce1c96be05398c72d56d30b6b6e4c0627cd895d17', bytes: 15816148 } },
+            files: { 'model.onnx': { sha256: '8e5b83b5934001ed019d279a1cb76772e7f1560b2b8aa00ed3ff084dd55151de', bytes: 15816148 } },
           }),
         },
       },

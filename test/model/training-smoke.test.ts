@@ -56,7 +56,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('writes a package that satisfies the model contract', () => {
     for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
-    // The shipped recipe (3.14.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
+    // The shipped recipe (3.15.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
     expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 8 } });
     expect(manifest.segment.max_tokens_per_flat_piece).toBeUndefined();
     const member = (seed: number) => memberHyperparameters(`${out}.work`, seed);
@@ -100,12 +100,16 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     expect(flat!.user_probabilities.user1).toBeCloseTo(flat!.user_probabilities.user2, 9);
   });
 
-  it('ships the members as one graph whose harm, side and per-turn logits are the means of theirs (onnxruntime)', async () => {
+  it("ships the members as one graph whose harm, side and per-turn logits are the means of theirs, weighed by the shares fitted on validation (onnxruntime)", async () => {
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
     expect(manifest.training_data).toMatchObject({ ensemble: { members: [{ seed: 7 }, { seed: 8 }] } });
+    // FIT_WEIGHTS 1 (3.15.0): each member's share is recorded, in twentieths, and they sum to 1 (ensemble.py --fit-weights).
+    const shares = ((manifest.training_data as { ensemble: { members: Array<{ weight?: number }> } }).ensemble.members).map((m) => m.weight);
+    expect(shares.every((w) => typeof w === 'number' && Math.abs(w * 20 - Math.round(w * 20)) < 1e-9)).toBe(true);
+    expect((shares[0] as number) + (shares[1] as number)).toBeCloseTo(1, 9);
     const whole = await probeOutputs(join(out, 'model.onnx'), out);
     const members = await Promise.all([7, 8].map((seed) => probeOutputs(join(`${out}.work`, 'members', `seed-${seed}`, 'model.onnx'), out)));
-    const mean = (f: (o: RawOutputs) => number) => members.reduce((sum, o) => sum + f(o), 0) / members.length;
+    const mean = (f: (o: RawOutputs) => number) => members.reduce((sum, o, k) => sum + (shares[k] as number) * f(o), 0);
     // speaker_logits are [log p + log q1, log p + log q2, log(1 - p)] with p = sigmoid(harm) and q the
     // softmax of the side scores (model.py speaker_logits), so [0] - [1] is the user1-minus-user2 side score.
     const side = (o: RawOutputs, i: number) => (o.speaker[i * 3] as number) - (o.speaker[i * 3 + 1] as number);

@@ -104,7 +104,7 @@ describe('train.sh: versions and output', () => {
     },
   );
 
-  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--epochs', '11', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--minilm-words', '1', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
+  it.each([[['--view-rate', '0.8', '--version', '3.5.0']], [['--epochs', '11', '--version', '3.5.0']], [['--errands', '0', '--version', '3.5.0']], [['--members', '1', '--minilm-words', '1', '--fit-weights', '0', '--version', '3.4.0']], [['--smoke', '--version', '3.5.0']]])(
     "refuses a released version's name for another recipe (%j)",
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -128,20 +128,20 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0']],
     [['--recipe', '3.5.0', '--friends', '1500', '--strangers', '3000', '--courtship', '3000', '--texting', '--view-one-line-rate', '0.75', '--checkpoint', 'last', '--blind-members', '1', '--turn-piece-tokens', '8', '--version', '3.6.0']],
     [['--recipe', '3.6.0']],
-    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--version', '3.6.0']],
+    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.6.0']],
     [['--recipe', '3.7.0']],
-    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--version', '3.7.0']],
-    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--version', '3.8.0']],
+    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.7.0']],
+    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.8.0']],
     [['--recipe', '3.8.0', '--asl', '2000', '--daily', '1500', '--version', '3.9.0']],
     [['--recipe', '3.8.0']],
-    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--version', '3.9.0']],
+    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.9.0']],
     [['--recipe', '3.9.0', '--courtship', '9000', '--asl', '3000', '--peers', '2000', '--contacts', '2000', '--version', '3.10.0']],
     [['--recipe', '3.9.0']],
     [['--recipe', '3.10.0']],
     [['--recipe', '3.10.0', '--teacher', '0.5', '--teacher-members', '1', '--version', '3.11.0']],
     [['--recipe', '3.11.0']],
     [['--recipe', '3.11.0', '--side-ages', '0.5', '--version', '3.12.0']],
-    [['--side-ages', '0', '--minilm-words', '0', '--version', '3.11.0']],
+    [['--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.11.0']],
     [['--recipe', '3.12.0']],
     [['--recipe', '3.12.0', '--minilm-words', '1', '--version', '3.13.0']],
     [['--recipe', '3.13.0']],
@@ -149,9 +149,10 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.14.0']],
     [['--recipe', '3.14.0', '--fit-weights', '1', '--version', '3.15.0']],
     [['--recipe', '3.15.0', '--fit-weights', '0', '--version', '3.14.0']],
-    [['--minilm-words', '1', '--version', '3.13.0']],
-    [['--minilm-words', '0', '--version', '3.12.0']],
-    [['--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--version', '3.10.0']],
+    [['--fit-weights', '0', '--version', '3.14.0']],
+    [['--minilm-words', '1', '--fit-weights', '0', '--version', '3.13.0']],
+    [['--minilm-words', '0', '--fit-weights', '0', '--version', '3.12.0']],
+    [['--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.10.0']],
     [['--recipe', '3.7.0', '--asl', '1000', '--friends', '3000', '--version', '3.8.0']],
     [['--recipe', '3.6.0', '--courtship', '6000', '--version', '3.7.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
@@ -184,7 +185,7 @@ describe('train.sh: versions and output', () => {
     [['--member-from', 'models/conversation-risk'], '--member-from is K:PACKAGE_DIR, not models/conversation-risk'],
     [['--member-from', `2:${dir}`], `--member-from: ${dir} is no model package`],
     [['--member-from', '3:models/conversation-risk'], '--member-from names member 3 of 2 (it joins an ensemble)'],
-    [['--members', '1', '--minilm-words', '1', '--member-from', '1:models/conversation-risk'], '--member-from names member 1 of 1 (it joins an ensemble)'],
+    [['--members', '1', '--minilm-words', '1', '--fit-weights', '0', '--member-from', '1:models/conversation-risk'], '--member-from names member 1 of 1 (it joins an ensemble)'],
     // The shipped recipe's members all read MiniLM's words (MINILM_WORDS 2): one member cannot.
     [['--members', '1'], '--minilm-words 2 is more than the 1 member(s)'],
     [['--member-from', '2:models/conversation-risk', '--member-args', '2:--lr 0.002'], 'member 2 is taken from a package (--member-from): it is not trained'],
