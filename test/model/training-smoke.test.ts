@@ -168,7 +168,8 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     const three = spawnSync(PY, ['-W', 'ignore', 'scripts/train/ensemble.py', '--member', seven, '--member', join(work, 'members', 'seed-8'), '--segments', join(work, 'segments.jsonl'),
       '--tokenizer', join(work, 'model', 'tokenizer.json'), ...['a', 'b', 'c'].flatMap((f) => ['--embeddings', f]), '--out', join(work, 'wrong')], { encoding: 'utf8' });
     expect(three.stderr).toContain('give one file for every member or one per member (2), not 3');
-  });
+    // Five Python starts with torch: 19 s alone, over 30 s beside a training run (December 5).
+  }, 120_000);
 
   it('takes a member from a package as it ships (--member-from): the same run then writes that package, without training the member or its teacher', () => {
     // Seed 7 trains to the same bytes again, so with the package's own second member the graph must be
