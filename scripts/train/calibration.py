@@ -2,6 +2,8 @@
 import torch
 import torch.nn.functional as F
 
+from losses import conversation_logits
+
 
 def fit_temperature(logits, labels):
     """Temperature and bias minimizing NLL of sigmoid(logit / T + b) on held-out conversations."""
@@ -39,21 +41,21 @@ def weight_grid(members, step):
 
 
 def fit_member_weights(harm_logits, owner, n, labels, step=0.05):
-    """Members' weights for the ensemble's harm logit, each with its temperature and bias: the share of
-    a grid over the simplex (`step`) whose calibrated log loss on the validation conversations is lowest.
+    """Members' weights for the ensemble's harm logit: the share of a grid over the simplex (`step`)
+    whose log loss on the validation conversations, each share calibrated by its own temperature and
+    bias, is lowest.
     harm_logits [M, S] are the members' segment logits and owner [S] their conversations (n of them), so
     a weighting is scored as the contract aggregates it (the max over a conversation's segments of the
     weighted sum). A grid rather than a gradient fit: the loss is flat near its minimum (3.15.0's pair:
     0.13925 at 0.65, 0.13923 at 0.70, 0.13963 at 0.75), a coarse grid leaves validation little to
     overfit, and it gives the same share from the same logits every time.
-    Returns (weights, temperature, bias, loss) of the best share; ties keep the first (most weight first)."""
+    Returns (weights, loss) of the best share; ties keep the first (most weight first)."""
     y = labels.float()
     best = None
     for w in weight_grid(harm_logits.shape[0], step):
-        seg = (torch.tensor(w).unsqueeze(-1) * harm_logits).sum(0)
-        conv = torch.full((n,), -1e9).scatter_reduce(0, owner, seg, reduce="amax", include_self=True)
+        conv = conversation_logits((torch.tensor(w).unsqueeze(-1) * harm_logits).sum(0), owner, n)
         t, b = fit_temperature(conv, labels)
         loss = float(F.binary_cross_entropy_with_logits(conv / t + b, y))
-        if best is None or loss < best[3]:
-            best = (w, t, b, loss)
+        if best is None or loss < best[1]:
+            best = (w, loss)
     return best

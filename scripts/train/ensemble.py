@@ -97,7 +97,7 @@ def weigh_members(members, scales, view):
     is exactly 1 where its share comes out the same, so such a package is written again byte for byte."""
     seg_logits, owner = member_segment_logits(members, view)
     seg_logits = seg_logits / torch.tensor(scales).unsqueeze(-1)
-    weights, _, _, loss = fit_member_weights(seg_logits, owner, len(view), torch.tensor([c["label"] for c in view]))
+    weights, loss = fit_member_weights(seg_logits, owner, len(view), torch.tensor([c["label"] for c in view]))
     factors = [len(members) * w / s for w, s in zip(weights, scales)]
     return weights, loss, [m if f == 1.0 else m.weighed(f) for m, f in zip(members, factors)]
 

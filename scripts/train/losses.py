@@ -7,9 +7,14 @@ import torch
 import torch.nn.functional as F
 
 
+def conversation_logits(harm_logit, owner, n):
+    """Contract aggregation of the harm: each conversation's max segment logit."""
+    return torch.full((n,), -1e9).scatter_reduce(0, owner, harm_logit, reduce="amax", include_self=True)
+
+
 def aggregate(harm_logit, speaker_logits, owner, n):
     """Contract aggregation: max harm logit per conversation; harm-weighted mean of speaker softmax."""
-    conv_logit = torch.full((n,), -1e9).scatter_reduce(0, owner, harm_logit, reduce="amax", include_self=True)
+    conv_logit = conversation_logits(harm_logit, owner, n)
     w = torch.sigmoid(harm_logit) + 1e-6
     s = torch.softmax(speaker_logits, -1)
     num = torch.zeros(n, 3).index_add(0, owner, s * w.unsqueeze(-1))

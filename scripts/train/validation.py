@@ -7,15 +7,20 @@ from losses import aggregate
 from metrics import roc_auc
 
 
+def batches(convs, size=128):
+    """The conversations in collated batches of `size`, each with the index of its first conversation."""
+    for i in range(0, len(convs), size):
+        b = convs[i: i + size]
+        yield i, len(b), collate(b)
+
+
 def predict(model, convs, size=128):
     model.eval()
     logits, probs = [], []
     with torch.no_grad():
-        for i in range(0, len(convs), size):
-            b = convs[i: i + size]
-            ids, spk, ages, owner = collate(b)
+        for _, n, (ids, spk, ages, owner) in batches(convs, size):
             h, s, _ = model(ids, spk, ages)
-            cl, sp = aggregate(h, s, owner, len(b))
+            cl, sp = aggregate(h, s, owner, n)
             logits.append(cl)
             probs.append(sp)
     return torch.cat(logits), torch.cat(probs)
@@ -23,16 +28,14 @@ def predict(model, convs, size=128):
 
 def member_segment_logits(members, convs, size=128):
     """Each member's harm logit for every segment of convs: [M, S], with the conversation each segment
-    belongs to [S] (calibration.py fit_member_weights weighs the members by them)."""
-    logits, owners, offset = [[] for _ in members], [], 0
+    belongs to [S] (calibration.py fit_member_weights weighs the members by them). No per-turn logits
+    are asked for (an empty turn_rows), as a call that does not explain asks for none."""
+    logits, owners, no_turns = [[] for _ in members], [], torch.empty(0, dtype=torch.long)
     with torch.no_grad():
-        for i in range(0, len(convs), size):
-            b = convs[i: i + size]
-            ids, spk, ages, owner = collate(b)
+        for first, _, (ids, spk, ages, owner) in batches(convs, size):
             for k, m in enumerate(members):
-                logits[k].append(m.eval().heads(ids, spk, ages)[0])
-            owners.append(owner + offset)
-            offset += len(b)
+                logits[k].append(m.eval().heads(ids, spk, ages, no_turns)[0])
+            owners.append(owner + first)
     return torch.stack([torch.cat(parts) for parts in logits]), torch.cat(owners)
 
 

@@ -104,7 +104,7 @@ owner = torch.arange(20).repeat_interleave(3)  # three segments per conversation
 y = (torch.arange(20) % 3 == 0).long()
 with torch.no_grad():
     seg = torch.stack([m.heads(ids, spk, ages)[0] for m in members])
-    w, t, b, loss = fit_member_weights(seg, owner, 20, y)
+    w, loss = fit_member_weights(seg, owner, 20, y)
     h, s, _ = Ensemble([m.weighed(2 * x) for m, x in zip(members, w)]).eval()(ids, spk, ages)
 conv, _ = aggregate(h, s, owner, 20)
 t2, b2 = fit_temperature(conv, y)
