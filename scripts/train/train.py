@@ -35,6 +35,7 @@ from onnx_export import export_contract_onnx  # noqa: E402
 from teacher import load_teacher, teacher_rows  # noqa: E402
 from validation import evaluate  # noqa: E402
 from views import augment, piece_dropout, rendered_view  # noqa: E402
+from word_swaps import neighbour_table, swap_words  # noqa: E402
 
 
 def parse_weights(specs, option, key):
@@ -97,7 +98,12 @@ def main():
     ap.add_argument("--harm-weight", action="append", default=[], metavar="FAMILY=W", help="weight W on the label loss of FAMILY's harmful conversations (and their views), repeatable; none in every release so far")
     ap.add_argument("--source-weight", action="append", default=[], metavar="SOURCE=W", help="weight W on the label loss of every conversation from SOURCE (corpus source, both classes: sms-spam-collection+generator), repeatable; none in every release so far")
     ap.add_argument("--piece-dropout", action="append", default=[], metavar="FAMILY=P", help="share P of FAMILY's pieces (lines) emptied in training (views.py piece_dropout), repeatable; none in every release so far")
+    ap.add_argument("--word-swap", type=float, default=0.0, help="share of the tokens that have a near neighbour among the pretrained vectors replaced by one (word_swaps.py; needs --embeddings), in the batch and its views; 0 in every release so far")
+    ap.add_argument("--word-swap-neighbours", type=int, default=4, help="how many nearest neighbours a swap draws from")
+    ap.add_argument("--word-swap-min-cosine", type=float, default=0.7, help="the least cosine a neighbour has")
     args = ap.parse_args()
+    if args.word_swap > 0 and not args.embeddings:
+        raise SystemExit("--word-swap draws neighbours from the pretrained vectors: give --embeddings")
     piece_rates = parse_weights(args.piece_dropout, "--piece-dropout", "FAMILY")
     if any(p >= 1 for p in piece_rates.values()):
         raise SystemExit("--piece-dropout takes a share below 1")
@@ -126,6 +132,10 @@ def main():
         pretrained, covered = load_pretrained(args.embeddings, vocab_size)
         minilm_words = minilm_dimensions(args.embeddings)
         print(f"pretrained vectors: {covered} of {vocab_size} entries{f', with MiniLM reading of each in {minilm_words} more dimensions' if minilm_words else ''}", flush=True)
+    swaps = None
+    if args.word_swap > 0:
+        swaps = neighbour_table(pretrained, minilm_words, args.word_swap_neighbours, args.word_swap_min_cosine)
+        print(f"word swaps: {int((swaps[:, 0] >= 0).sum())} entries have a neighbour, rate {args.word_swap}", flush=True)
     model = ConversationRisk(vocab_size, emb=args.emb, hidden=args.hidden, pretrained=pretrained, pretrained_residual=args.pretrained_residual,
                              blind_reading=args.blind_reading, side_ages=args.side_ages > 0, harm_reads_sides=args.harm_reads_sides)
     if args.side_ages > 0:
@@ -169,6 +179,8 @@ def main():
                         r += 1
                 distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
             ids = piece_dropout(ids, owner, b, piece_rates)
+            if swaps is not None:
+                ids = swap_words(ids, swaps, args.word_swap)
             ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout,
                                                           side_age_targets(b) if args.side_ages > 0 else None)
             h, s, th = model(ids, spk, ages)
@@ -192,6 +204,8 @@ def main():
                     views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens, merge_rate=args.view_merge_rate, turn_tokens=args.turn_piece_tokens) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
                     vtarget = target[chosen]
+                    if swaps is not None:
+                        vids = swap_words(vids, swaps, args.word_swap)
                     vids, vspk, vages, _, _ = augment(vids, vspk, vages, vowner, torch.full_like(vtarget, 2), args.token_dropout)
                     vh, vs, vth = model(vids, vspk, vages)
                     vl, _ = aggregate(vh, vs, vowner, len(views))
@@ -238,12 +252,14 @@ def main():
             "selected_epoch": best[2],
             # The teacher's weight only where it taught, the side ages, label weights and piece dropout only
             # where they were given, so a member trained without them records what it always did.
-            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device")},
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine")},
                                 **({"teacher_weight": args.teacher_weight} if args.teacher else {}),
                                 **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {}),
                                 **({"harm_weights": harm_weights} if harm_weights else {}),
                                 **({"source_weights": source_weights} if source_weights else {}),
                                 **({"piece_dropout": piece_rates} if piece_rates else {}),
+                                **({"word_swap": args.word_swap, "word_swap_neighbours": args.word_swap_neighbours,
+                                    "word_swap_min_cosine": args.word_swap_min_cosine} if args.word_swap > 0 else {}),
                                 # Only where the vectors carry MiniLM's reading of each word (word_vectors.py), so
                                 # a member on build-tokenizer.ts's own vectors records what it always did.
                                 **({"minilm_words": minilm_words} if minilm_words else {}),
