@@ -9,6 +9,8 @@ interface MemoryJob {
   results: Map<string, ItemResult>;
   /** Item indices accounted for. */
   finished: Set<number>;
+  /** Forgets the job at its TTL; cleared when it is forgotten sooner (retention), so it cannot fire later. */
+  expiry?: NodeJS.Timeout;
 }
 
 /**
@@ -147,12 +149,9 @@ export class MemoryJobStore implements JobStore {
     record.expiresAt = at + ttlMs;
     this.#unfinished--;
     this.#releaseKey(record.keyId);
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.#expire(job);
-    }, ttlMs);
-    timer.unref();
-    this.#timers.add(timer);
+    job.expiry = setTimeout(() => this.#expire(job), ttlMs);
+    job.expiry.unref();
+    this.#timers.add(job.expiry);
     this.#retain(job);
     return record;
   }
@@ -192,10 +191,19 @@ export class MemoryJobStore implements JobStore {
   }
 
   #expire(job: MemoryJob): void {
+    if (job.expiry !== undefined) {
+      clearTimeout(job.expiry);
+      this.#timers.delete(job.expiry);
+      delete job.expiry;
+    }
     if (this.#finished.delete(job)) this.#retained -= job.results.size;
-    this.#jobs.delete(job.record.id);
+    if (this.#jobs.get(job.record.id) === job) this.#jobs.delete(job.record.id);
+    // Only while the key still names this job: once it is forgotten, a resubmission may have claimed it.
     const idem = job.record.idempotency;
-    if (idem !== undefined) this.#idempotent.delete(idemKey(job.record.keyId, idem.key));
+    if (idem !== undefined) {
+      const key = idemKey(job.record.keyId, idem.key);
+      if (this.#idempotent.get(key) === job.record.id) this.#idempotent.delete(key);
+    }
     job.results.clear();
   }
 }

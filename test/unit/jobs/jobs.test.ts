@@ -153,6 +153,30 @@ describe('retention', () => {
     expect((await jobs.get('k', ids[2]!))?.status).toBe('done');
     await jobs.drain(1000);
   });
+
+  it("a job forgotten early never takes back its Idempotency-Key from the job that claimed it after", async () => {
+    const ttl = 3000;
+    const jobs = createJobs({ config: testConfig({ JOB_RESULT_TTL_MS: String(ttl) }), ...jobScoring(scorer), registry: new Registry(), logger: silent, maxRetainedResults: 1 });
+    const idempotency = { key: 'retry-1', fingerprint: 'same-body' };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const first = await accepted(jobs.submit({ keyId: 'k', items: items(1, 4), idempotency }));
+    await settle(jobs, 'k', first.job_id);
+    const firstDone = Date.now();
+    await settle(jobs, 'other', (await accepted(jobs.submit({ keyId: 'other', items: items(1, 4) }))).job_id);
+    expect(await jobs.get('k', first.job_id)).toBeUndefined();
+    // The key is free again: a resubmission makes a new job, which takes the key.
+    await sleep(ttl / 2);
+    const second = await jobs.submit({ keyId: 'k', items: items(1, 4), idempotency });
+    if (!second.ok) throw new Error(second.error.code);
+    expect(second.replayed).toBe(false);
+    await settle(jobs, 'k', second.job.job_id);
+    // Past the first job's own TTL, inside the second's: a retry must still be answered by the second.
+    await sleep(firstDone + ttl + ttl / 6 - Date.now());
+    const retry = await jobs.submit({ keyId: 'k', items: items(1, 4), idempotency });
+    if (!retry.ok) throw new Error(retry.error.code);
+    expect(retry).toMatchObject({ replayed: true, job: { job_id: second.job.job_id } });
+    await jobs.drain(1000);
+  });
 });
 
 describe('admission', () => {
