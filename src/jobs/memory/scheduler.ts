@@ -71,6 +71,13 @@ export class LocalScheduler implements Scheduler {
     const left: QueuedItem[] = [];
     for (const queue of this.#runnable.values()) for (const job of queue) left.push(...this.#withdraw(job));
     this.#runnable.clear();
+    // Items still running at the deadline were handed the aborted signal, so they end at once; wait for
+    // them, or a job whose last item was running would end (and queue its webhook) after the caller
+    // has drained the notifier, and the process exits without sending it.
+    await new Promise<void>((resolve) => {
+      this.#idleWaiters.push(resolve);
+      this.#checkIdle();
+    });
     return left;
   }
 

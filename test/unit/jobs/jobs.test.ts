@@ -15,6 +15,8 @@ import type { ItemHandler, QueuedItem, Scheduler } from '../../../src/jobs/sched
 import { JobsUnavailableError } from '../../../src/jobs/types.ts';
 import { newMessageId } from '../../../src/webhooks/signing.ts';
 import { createScorer, type EngineScorer } from '../../../src/scoring/scorer.ts';
+import { ScoringError } from '../../../src/scoring/types.ts';
+import type { ObservedEngine } from '../../../src/ops/observed-scoring.ts';
 import { startReceiver, verifyStandardWebhook } from '../../helpers/webhook-receiver.ts';
 import { jobScoring } from './job-scoring.ts';
 
@@ -236,6 +238,45 @@ describe('drain (shutdown)', () => {
       expect(scored).toBeGreaterThanOrEqual(3);
       expect(scored).toBe(payload.data.progress.done);
       expect(scored).toBeLessThan(5000);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('drain (shutdown), the last item still running at the deadline', () => {
+  it("a job whose last item was cut off mid-scoring reports batch.failed before the drain returns", async () => {
+    const receiver = await startReceiver();
+    const secret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    // An engine that holds every chat until its signal aborts, as the real scorer withdraws a queued
+    // task: the job's only item is at the scorer when the scoring deadline comes.
+    const held: ObservedEngine = {
+      get ready() {
+        return scorer.ready;
+      },
+      get manifest() {
+        return scorer.manifest;
+      },
+      score: (requests, options) =>
+        new Promise((_, reject) => {
+          const signal = options?.signal;
+          if (signal?.aborted) reject(new ScoringError('timeout', 'withdrawn'));
+          signal?.addEventListener('abort', () => reject(new ScoringError('timeout', 'withdrawn')), { once: true });
+        }),
+    };
+    try {
+      const env = { WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' };
+      const jobs = createJobs({ config: testConfig(env), ...jobScoring(held), registry: new Registry(), logger: silent, concurrency: 1 });
+      const job = await accepted(jobs.submit({ keyId: 'k', items: items(1), webhookUrl: receiver.url('/last') }));
+      await until(async () => ((await jobs.get('k', job.job_id))!.status === 'running' ? true : undefined));
+      await jobs.drain(1000);
+      // What a real shutdown sees: close-with-grace exits the process as soon as drain resolves.
+      expect(receiver.requests).toHaveLength(1);
+      expect(verifyStandardWebhook(secret, receiver.requests[0]!)).toBe(true);
+      const payload = JSON.parse(receiver.requests[0]!.body);
+      expect(payload.type).toBe('batch.failed');
+      expect(payload.data.error).toMatch(/shut down.*resubmit/);
+      expect((await jobs.get('k', job.job_id))!.status).toBe('failed');
     } finally {
       await receiver.close();
     }
