@@ -100,3 +100,37 @@ describe('request bodies in flight share MAX_INFLIGHT_BODY_BYTES', () => {
     await until(async () => ((await inflight()) === 0 ? true : undefined), 5000);
   });
 });
+
+describe('an unmatched path or method is answered before its body is read', () => {
+  /** Headers announcing `length` bytes and only the first 1,000 of them: the answer must not wait for the rest. */
+  function announced(method: string, path: string, length: number): Promise<string> {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    return new Promise<string>((resolve) => {
+      socket.on('error', () => {});
+      socket.on('data', (d: Buffer) => {
+        out += d.toString('latin1');
+        if (/\r\n\r\n[\s\S]*\}/.test(out)) {
+          socket.destroy();
+          resolve(out);
+        }
+      });
+      socket.on('close', () => resolve(out));
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"conversation": "${'a'.repeat(980)}`);
+    });
+  }
+
+  it('answers 404 or 405 with no key asked, holds no budget, and never parses the body', async () => {
+    const missing = await announced('POST', '/nope', 30_000_000);
+    expect(statusOf(missing)).toBe(404);
+    expect(missing).toContain('"code":"not_found"');
+    const wrongMethod = await announced('POST', '/health', 30_000_000);
+    expect(statusOf(wrongMethod)).toBe(405);
+    expect(wrongMethod).toMatch(/\r\nallow: GET, HEAD\r\n/i);
+    expect(await inflight()).toBe(0);
+    // A whole malformed body is not parsed either: 404, not the parser's 422.
+    const malformed = await fetch(`${l.appUrl}/nope`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
+    expect(malformed.status).toBe(404);
+    expect(await malformed.json()).toEqual({ detail: 'Not found', code: 'not_found' });
+  });
+});
