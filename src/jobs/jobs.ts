@@ -384,7 +384,9 @@ export class JobService implements Jobs {
 
   /** Builds the job's webhook message from the store and delivers it (the notifier decides where). */
   async #deliver(jobId: string, messageId: string, signal: AbortSignal): Promise<void> {
-    const record = await this.#store.get(jobId).catch(() => undefined);
+    // A store that cannot be read is not a job that is gone: the error reaches the notifier, which
+    // tries the delivery again later (a shared queue, after its backoff), rather than dropping it.
+    const record = await this.#store.get(jobId);
     const webhook = record?.webhook;
     if (record === undefined || webhook === undefined || this.#delivery === undefined) return;
     // Checked again rather than trusted as read back: a URL stored in the clear (by a version before

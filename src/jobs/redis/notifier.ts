@@ -12,6 +12,8 @@ import { newMessageId } from '../../webhooks/signing.ts';
 import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'webhooks';
+const WEBHOOK_JOB_ATTEMPTS = 8;
+const WEBHOOK_JOB_BACKOFF_MS = 2000;
 
 interface WebhookData {
   job: string;
@@ -54,8 +56,11 @@ export class QueueNotifier implements Notifier {
     try {
       await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
         jobId: `webhook-${jobId}`,
-        // A delivery cut off by its replica's shutdown is retried by another replica.
-        attempts: 5,
+        // A delivery cut off by its replica's shutdown, or that could not read the job from the store,
+        // is tried again, by any replica: the backoff (2 s doubling, about 8.5 min over the attempts)
+        // outlasts a Redis failover, so one failed read does not lose the webhook.
+        attempts: WEBHOOK_JOB_ATTEMPTS,
+        backoff: { type: 'exponential', delay: WEBHOOK_JOB_BACKOFF_MS },
         removeOnComplete: true,
         removeOnFail: true,
       });

@@ -2,7 +2,8 @@
 // often a queue reports it, gives back a submission that never reached its commit, and the BullMQ scheduler gives a job's item up to the job (which then
 // fails) when every attempt at it was cut off, instead of leaving the job running forever. The
 // webhook URL is sealed in the job record, and one the previous version stored in the clear is still
-// delivered, after the SSRF guard has checked it again.
+// delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
+// picked up is tried again, not dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import { RedisJobStore } from '../../../../src/jobs/redis/store.ts';
 import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
 import { createSharedJobs } from '../../../../src/jobs/redis/jobs.ts';
+import { QueueNotifier } from '../../../../src/jobs/redis/notifier.ts';
+import { JobService } from '../../../../src/jobs/jobs.ts';
 import { jobScoring } from '../job-scoring.ts';
 import type { JobRecord, Lease } from '../../../../src/jobs/store.ts';
 import { JobsUnavailableError } from '../../../../src/jobs/types.ts';
@@ -304,6 +307,63 @@ describe('the webhook URL is sealed in the job record', () => {
       await jobs.drain(2000);
       await shared.close();
       await receiver.close();
+    }
+  });
+});
+
+describe('a webhook whose job cannot be read when a replica picks it up', () => {
+  it('is tried again after the queue’s backoff and delivered once, not dropped as if the job were gone', async () => {
+    const receiver = await startReceiver();
+    const secret = 'whsec_' + Buffer.alloc(32, 6).toString('base64');
+    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await shared.whenReady(5000);
+    const sealer = new Sealer(randomBytes(32));
+    /** The first read after the job ended (the webhook worker's) meets Redis failing over. */
+    class FailingOverStore extends RedisJobStore {
+      armed = false;
+      failedReads = 0;
+      override async complete(id: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
+        const ended = await super.complete(id, at, ttlMs);
+        this.armed = true;
+        return ended;
+      }
+      override async get(id: string): Promise<JobRecord | undefined> {
+        if (this.armed) {
+          this.armed = false;
+          this.failedReads++;
+          throw new JobsUnavailableError('the job store (Redis) cannot be reached');
+        }
+        return super.get(id);
+      }
+    }
+    const store = new FailingOverStore(shared.command, shared.prefix, { leaseMs: 60_000, sealer });
+    const registry = new Registry();
+    const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
+    const jobs = new JobService(
+      {
+        config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
+        ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
+        registry,
+        logger: { info: () => {}, warn: () => {} },
+      },
+      { store, scheduler: new QueueScheduler({ redis: shared, sealer, concurrency: 2, lockMs: 5000, registry }), notifier: new QueueNotifier(shared, 5000) },
+    );
+    try {
+      const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url('/failover') });
+      if (!r.ok) throw new Error(r.error.code);
+      const delivered = await until(async () => {
+        const j = await jobs.get('key_a', r.job.job_id);
+        return j?.webhook?.status === 'delivered' ? j : undefined;
+      }, 20_000);
+      expect(store.failedReads).toBe(1);
+      expect(delivered.webhook).toEqual({ status: 'delivered', attempts: 1 });
+      expect(receiver.requests).toHaveLength(1);
+      expect(verifyStandardWebhook(secret, receiver.requests[0]!)).toBe(true);
+      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'batch.completed', data: { job_id: r.job.job_id } });
+    } finally {
+      await jobs.drain(1000);
+      await receiver.close();
+      await shared.close();
     }
   });
 });
