@@ -159,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Public GET /console: the review console's static files (CONSOLE_ENABLED); its calls use the API below.
   if (config.CONSOLE_ENABLED) await app.register(consoleRoutes);
 
-  const bodyBudget = new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES);
+  const bodyBudget = new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES, config.BODY_LIMIT_BYTES);
   metrics?.observeInflightBodies(() => bodyBudget.used);
   const routeDeps: ProtectedRouteDeps = {
     config,

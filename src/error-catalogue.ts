@@ -56,6 +56,7 @@ export const ERRORS = {
   body_too_large: def<{ limit: number }>(413, (p) => `Request body exceeds the limit of ${p.limit} bytes`),
   body_over_inflight_limit: def<{ limit: number }>(413, (p) => `Request body exceeds the in-flight limit of ${p.limit} bytes`),
   body_budget_full: def(503, () => 'Too many large requests in flight; retry later', BODY_BUDGET_RETRY_AFTER_S),
+  key_body_budget_full: def(503, () => "This API key's requests in flight already hold its share of the body budget; retry later", BODY_BUDGET_RETRY_AFTER_S),
   malformed_json: def(422, () => 'body: malformed JSON'),
   empty_body: def(422, () => 'body: must be a JSON object, got an empty body'),
   body_too_deep: def<{ depth: number }>(422, (p) => `body: nested deeper than ${p.depth} levels; no valid request does`),

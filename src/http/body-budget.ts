@@ -3,43 +3,60 @@
 // they arrive) until its answer is written: its text stays in memory, parsed and scored, all that time.
 // Beyond the budget a request gets 503 with Retry-After at once, before its body is read; one that could
 // never fit gets 413. Without it, three maximum-size batches took the process past a 1 GiB limit.
+// One key holds at most its share of the budget (half, or one maximum-size body where that is more):
+// a body is reserved at its declared length before it arrives, so without a share one key's stalled
+// uploads could hold the whole budget until the request timeout and refuse every other key.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { HttpError } from './errors.ts';
 
 export class BodyBudget {
   readonly limit: number;
+  /** The most one key may hold at once. */
+  readonly perKey: number;
   #used = 0;
-  constructor(limit: number) {
+  readonly #byKey = new Map<string, number>();
+  /** `bodyLimit`: the largest body a request may have; a key's share always holds one. */
+  constructor(limit: number, bodyLimit: number = limit) {
     this.limit = limit;
+    this.perKey = Math.min(limit, Math.max(bodyLimit, Math.floor(limit / 2)));
   }
   /** Bytes of admitted bodies whose answers are not written yet. */
   get used(): number {
     return this.#used;
   }
-  tryReserve(bytes: number): boolean {
-    if (this.#used + bytes > this.limit) return false;
+  /** 'ok' and reserved, or which limit refuses `bytes` more for `key`. */
+  tryReserve(bytes: number, key: string): 'ok' | 'full' | 'key_share' {
+    const held = this.#byKey.get(key) ?? 0;
+    if (held + bytes > this.perKey) return 'key_share';
+    if (this.#used + bytes > this.limit) return 'full';
     this.#used += bytes;
-    return true;
+    this.#byKey.set(key, held + bytes);
+    return 'ok';
   }
-  release(bytes: number): void {
+  release(bytes: number, key: string): void {
     this.#used = Math.max(0, this.#used - bytes);
+    const left = (this.#byKey.get(key) ?? 0) - bytes;
+    if (left > 0) this.#byKey.set(key, left);
+    else this.#byKey.delete(key);
   }
 }
 
-const busy = () =>
-  new HttpError({ code: 'body_budget_full' }, { drainBody: true });
+const refusal = (why: 'full' | 'key_share') =>
+  new HttpError({ code: why === 'full' ? 'body_budget_full' : 'key_body_budget_full' }, { drainBody: true });
 const neverFits = (limit: number) => new HttpError({ code: 'body_over_inflight_limit', params: { limit } }, { drainBody: true });
 
-/** Holds `bytes` of the budget for this request until its answer is written or its connection drops. */
-function holdUntilAnswered(budget: BodyBudget, reply: FastifyReply): (bytes: number) => void {
+/** Holds bytes of the budget for this request until its answer is written or its connection drops. */
+function holdUntilAnswered(budget: BodyBudget, key: string, reply: FastifyReply): (bytes: number) => 'ok' | 'full' | 'key_share' {
   let held = 0;
   reply.raw.once('close', () => {
-    budget.release(held);
+    budget.release(held, key);
     held = 0;
   });
   return (bytes) => {
-    held += bytes;
+    const answer = budget.tryReserve(bytes, key);
+    if (answer === 'ok') held += bytes;
+    return answer;
   };
 }
 
@@ -47,26 +64,31 @@ function holdUntilAnswered(budget: BodyBudget, reply: FastifyReply): (bytes: num
 export function registerBodyBudget(scope: FastifyInstance, budget: BodyBudget): void {
   // Callback style, not async: it runs on every protected request.
   scope.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload: Readable, done: (err: Error | null, stream?: Readable) => void) => {
+    // After authentication, so every request here has a key.
+    const key = request.apiKeyId ?? '';
     const declared = request.headers['content-length'];
     if (declared !== undefined) {
       const length = Number(declared);
       // A bodiless request (a GET, a poll) holds nothing and needs no listener.
       if (length === 0) return done(null, payload);
       if (length > budget.limit) return done(neverFits(budget.limit));
-      if (!budget.tryReserve(length)) return done(busy());
-      holdUntilAnswered(budget, reply)(length);
-      return done(null, payload);
+      const answer = holdUntilAnswered(budget, key, reply)(length);
+      return answer === 'ok' ? done(null, payload) : done(refusal(answer));
     }
     if (request.headers['transfer-encoding'] === undefined) return done(null, payload);
-    // Chunked: counted as it arrives, refused at the first chunk that does not fit.
-    const hold = holdUntilAnswered(budget, reply);
+    // Chunked: counted as it arrives, refused at the first chunk that does not fit; 413 once the body
+    // alone is past the whole budget (it could never fit, so "retry later" would be wrong).
+    const hold = holdUntilAnswered(budget, key, reply);
+    let total = 0;
     done(
       null,
       payload.pipe(
         new Transform({
           transform(chunk: Buffer, _encoding, callback) {
-            if (!budget.tryReserve(chunk.length)) return callback(busy());
-            hold(chunk.length);
+            total += chunk.length;
+            if (total > budget.limit) return callback(neverFits(budget.limit));
+            const answer = hold(chunk.length);
+            if (answer !== 'ok') return callback(refusal(answer));
             callback(null, chunk);
           },
         }),

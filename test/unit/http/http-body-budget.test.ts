@@ -2,6 +2,8 @@
 // MAX_INFLIGHT_BODY_BYTES. A body is counted from admission (its Content-Length, or a chunked body's
 // bytes as they arrive) until its answer is written or its connection drops; beyond the budget a
 // request is refused 503 with Retry-After before its body is read, and one that could never fit 413.
+// One key holds at most its share of the budget; an unmatched path or method is answered before its
+// body is read.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListeners, type Listeners } from '../../../src/http/listeners.ts';
@@ -45,6 +47,18 @@ function started(key: string, payload: string, sendFirst: number): { socket: Soc
   return { socket, answer, finish: () => socket.write(payload.slice(sendFirst)) };
 }
 
+/** The whole answer to `data` sent as one chunk of a chunked body, on a connection the server closes. */
+function sendChunked(key: string, data: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    let out = '';
+    s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+    s.on('error', () => {});
+    s.on('close', () => resolve(out));
+    s.write(`${head(key, 'Transfer-Encoding: chunked\r\nConnection: close\r\n')}${data.length.toString(16)}\r\n${data}\r\n0\r\n\r\n`);
+  });
+}
+
 const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
 const inflight = async () => Number(/^conversation_risk_inflight_body_bytes (\d+)/m.exec(await t.metrics.registry.metrics())?.[1]);
 
@@ -86,18 +100,53 @@ describe('request bodies in flight share MAX_INFLIGHT_BODY_BYTES', () => {
     const payload = body(150_000);
     const first = started(TEST_KEY, payload, 1000);
     await until(async () => ((await inflight()) > 0 ? true : undefined), 5000);
-    const chunked = await new Promise<string>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      let out = '';
-      s.on('data', (d: Buffer) => (out += d.toString('latin1')));
-      s.on('error', () => {});
-      s.on('close', () => resolve(out));
-      const data = body(150_000);
-      s.write(`${head(OTHER_KEY, 'Transfer-Encoding: chunked\r\nConnection: close\r\n')}${data.length.toString(16)}\r\n${data}\r\n0\r\n\r\n`);
-    });
+    const chunked = await sendChunked(OTHER_KEY, body(150_000));
     expect(statusOf(chunked)).toBe(503);
     first.socket.destroy();
     await until(async () => ((await inflight()) === 0 ? true : undefined), 5000);
+  });
+});
+
+describe('a chunked body larger than the whole budget', () => {
+  it('is refused 413 once it passes the budget, not 503 "retry later" (it could never fit)', async () => {
+    const answer = await sendChunked(TEST_KEY, body(BUDGET + 50_000));
+    expect(statusOf(answer)).toBe(413);
+    expect(answer).toContain('"code":"body_over_inflight_limit"');
+    await until(async () => ((await inflight()) === 0 ? true : undefined), 5000);
+  });
+});
+
+describe("one key holds at most its share of the budget (half, or one maximum-size body)", () => {
+  it("a key's stalled uploads cannot refuse every other key: its next body is refused 503, another key's fits", async () => {
+    // A budget of 200,000 bytes and bodies of at most 100,000: each key may hold 100,000.
+    const own = await startTestApp({ env: { TLS_MODE: 'off', MAX_INFLIGHT_BODY_BYTES: String(BUDGET), BODY_LIMIT_BYTES: '100000', RATE_LIMIT_MAX: '1000' } });
+    const ownListeners = await startListeners({ app: own.app, metricsServer: undefined, config: own.config });
+    const url = ownListeners.appUrl;
+    const ownPort = Number(new URL(url).port);
+    const sockets: Socket[] = [];
+    try {
+      const payload = body(90_000);
+      // Headers and the first bytes only, the rest never sent: the declared length is held.
+      const stall = () => {
+        const socket = connect(ownPort, '127.0.0.1');
+        socket.on('error', () => {});
+        sockets.push(socket);
+        socket.write(head(TEST_KEY, `Content-Length: ${Buffer.byteLength(payload)}\r\n`) + payload.slice(0, 1000));
+      };
+      const held = async () => Number(/^conversation_risk_inflight_body_bytes (\d+)/m.exec(await own.metrics.registry.metrics())?.[1]);
+      stall();
+      await until(async () => ((await held()) === Buffer.byteLength(payload) ? true : undefined), 5000);
+      const post = (key: string) => fetch(`${url}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: payload });
+      const sameKey = await post(TEST_KEY);
+      expect(sameKey.status).toBe(503);
+      expect(sameKey.headers.get('retry-after')).toBe('5');
+      expect(await sameKey.json()).toEqual({ detail: "This API key's requests in flight already hold its share of the body budget; retry later", code: 'key_body_budget_full' });
+      expect((await post(OTHER_KEY)).status).toBe(200);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await ownListeners.close();
+      await own.close();
+    }
   });
 });
 
