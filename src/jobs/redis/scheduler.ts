@@ -13,6 +13,7 @@ import { lockOptions } from './locks.ts';
 import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from '../scheduler.ts';
 import type { Sealer } from './sealing.ts';
 import { JobsUnavailableError } from '../types.ts';
+import { fullJitter, sleep } from '../../webhooks/backoff.ts';
 
 const QUEUE = 'items';
 /** BullMQ's largest priority. */
@@ -21,6 +22,9 @@ const MAX_PRIORITY = 2_097_152;
 const ITEM_ATTEMPTS = 5;
 /** How long an item whose result could not be recorded waits before it runs again. */
 const STORE_RETRY_MS = 2000;
+/** Tries at handing a given-up item back to its job while the store is unreachable (about 10 min at most). */
+const GIVE_UP_TRIES = 12;
+const GIVE_UP_BACKOFF_CAP_MS = 60_000;
 
 interface ItemData {
   job: string;
@@ -138,9 +142,29 @@ export class QueueScheduler implements Scheduler {
       if (!exhausted) return;
       const d = job.data;
       const item = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, total: d.total, request: { conversation: '' } };
-      void unreadable(item, `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`).catch(() => undefined);
+      void this.#giveUp(item, `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`, unreadable);
     });
     this.#worker = worker;
+  }
+
+  /**
+   * Hands an item BullMQ gave up on back to its job, again while the store cannot be reached: the item
+   * has left the queue, so nothing else will count it, and its job would stay running for good.
+   */
+  async #giveUp(item: QueuedItem, detail: string, unreadable: UnreadableHandler): Promise<void> {
+    for (let retry = 0; retry < GIVE_UP_TRIES; retry++) {
+      try {
+        await unreadable(item, detail);
+        return;
+      } catch (err) {
+        if (!(err instanceof JobsUnavailableError)) return;
+      }
+      try {
+        await sleep(STORE_RETRY_MS + fullJitter(STORE_RETRY_MS, retry, GIVE_UP_BACKOFF_CAP_MS), this.#stop.signal);
+      } catch {
+        return;
+      }
+    }
   }
 
   #waitingKey(keyId: string): string {

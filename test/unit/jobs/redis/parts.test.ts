@@ -3,7 +3,7 @@
 // fails) when every attempt at it was cut off, instead of leaving the job running forever. The
 // webhook URL is sealed in the job record, and one the previous version stored in the clear is still
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
-// picked up is tried again, not dropped.
+// picked up is tried again, not dropped, and so is an item given up while the store cannot record it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +229,27 @@ describe('QueueScheduler hands an item it gave up on back to its job', () => {
     expect(lost).toHaveLength(1);
     expect(lost[0]!.item).toMatchObject({ jobId: item.jobId, index: 0, id: 'conv-0', chars: 9 });
     expect(lost[0]!.detail).toMatch(/could not be scored/);
+    await scheduler.drain(AbortSignal.timeout(2000));
+  });
+
+  it('tells the lost-item handler again while the store cannot be reached, until it is told', async () => {
+    const scheduler = new QueueScheduler({ redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });
+    let tries = 0;
+    let told = false;
+    scheduler.start(
+      async () => {
+        throw new Error('interrupted by shutdown; left for another replica');
+      },
+      async () => {
+        // The store is failing over when the item is given up: the first report cannot be recorded.
+        if (++tries === 1) throw new JobsUnavailableError('the job store (Redis) cannot be reached');
+        told = true;
+      },
+    );
+    const item: QueuedItem = { jobId: randomUUID(), keyId: 'key_a', index: 0, id: 'conv-0', request: { conversation: 'user1: hi' }, chars: 9, total: 1 };
+    await scheduler.enqueue([item]);
+    await until(async () => (told ? true : undefined), 20_000);
+    expect(tries).toBe(2);
     await scheduler.drain(AbortSignal.timeout(2000));
   });
 });
