@@ -3,9 +3,9 @@
 // they arrive) until its answer is written: its text stays in memory, parsed and scored, all that time.
 // Beyond the budget a request gets 503 with Retry-After at once, before its body is read; one that could
 // never fit gets 413. Without it, three maximum-size batches took the process past a 1 GiB limit.
-// One key holds at most its share of the budget (half, or one maximum-size body where that is more):
-// a body is reserved at its declared length before it arrives, so without a share one key's stalled
-// uploads could hold the whole budget until the request timeout and refuse every other key.
+// One key holds at most the budget less one maximum-size body (and at least one such body): a body is
+// reserved at its declared length before it arrives, so without that one key's stalled uploads could
+// hold the whole budget until the request timeout and refuse every other key.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { HttpError } from './errors.ts';
@@ -16,10 +16,10 @@ export class BodyBudget {
   readonly perKey: number;
   #used = 0;
   readonly #byKey = new Map<string, number>();
-  /** `bodyLimit`: the largest body a request may have; a key's share always holds one. */
+  /** `bodyLimit`: the largest body a request may have; the other keys always keep room for one. */
   constructor(limit: number, bodyLimit: number = limit) {
     this.limit = limit;
-    this.perKey = Math.min(limit, Math.max(bodyLimit, Math.floor(limit / 2)));
+    this.perKey = Math.min(limit, Math.max(bodyLimit, limit - bodyLimit));
   }
   /** Bytes of admitted bodies whose answers are not written yet. */
   get used(): number {

@@ -116,9 +116,9 @@ describe('a chunked body larger than the whole budget', () => {
   });
 });
 
-describe("one key holds at most its share of the budget (half, or one maximum-size body)", () => {
+describe("one key holds at most the budget less one maximum-size body, kept for the other keys", () => {
   it("a key's stalled uploads cannot refuse every other key: its next body is refused 503, another key's fits", async () => {
-    // A budget of 200,000 bytes and bodies of at most 100,000: each key may hold 100,000.
+    // A budget of 200,000 bytes and bodies of at most 100,000: a key may hold 100,000, the rest is the others'.
     const own = await startTestApp({ env: { TLS_MODE: 'off', MAX_INFLIGHT_BODY_BYTES: String(BUDGET), BODY_LIMIT_BYTES: '100000', RATE_LIMIT_MAX: '1000' } });
     const ownListeners = await startListeners({ app: own.app, metricsServer: undefined, config: own.config });
     const url = ownListeners.appUrl;
