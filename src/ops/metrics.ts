@@ -135,10 +135,12 @@ export function createMetrics(): Metrics {
       this.set(inflightBodies?.() ?? 0);
     },
   });
-  new Gauge({
+  // Registered once a certificate is observed: an unlabelled gauge reads 0 until set, and an expiry of
+  // 0 is an expired certificate to every alert on it (TLS_MODE=off would page for a certificate it has not).
+  const certificateExpiry = new Gauge({
     name: `${PREFIX}tls_certificate_expiry_timestamp_seconds`,
     help: "Unix time at which the API listener's TLS certificate expires (after a reload, the new one's); absent with TLS_MODE=off.",
-    registers,
+    registers: [],
     collect() {
       if (certificateNotAfter !== undefined) this.set(Math.floor(certificateNotAfter().getTime() / 1000));
     },
@@ -177,6 +179,7 @@ export function createMetrics(): Metrics {
       inflightBodies = bytes;
     },
     observeCertificate(notAfter) {
+      if (certificateNotAfter === undefined) registry.registerMetric(certificateExpiry);
       certificateNotAfter = notAfter;
     },
     observeDependency(name, up) {

@@ -42,12 +42,12 @@ const ruleSets: Array<[string, Rule[]]> = [
 /**
  * An expression without what places its series: the chart selects by namespace and service (the
  * Prometheus Operator's target labels) and keeps namespace and pod in its groupings, compose selects
- * by its scrape job. What remains (metrics, functions, ranges, other matchers, thresholds) must be equal.
+ * by its scrape job and groups by instance where it names a replica. What remains (metrics, functions, ranges, other matchers, thresholds) must be equal.
  */
 function normalizeExpr(expr: string): string {
   return expr
     .replace(/\bby\s*\(([^)]*)\)/g, (_m, list: string) => {
-      const kept = list.split(',').map((l) => l.trim()).filter((l) => l !== 'namespace' && l !== 'pod');
+      const kept = list.split(',').map((l) => l.trim()).filter((l) => l !== 'namespace' && l !== 'pod' && l !== 'instance');
       return kept.length === 0 ? '' : `by(${kept.join(',')})`;
     })
     .replace(/\s+/g, '')
@@ -96,6 +96,13 @@ describe('alert rules: compose and the chart', () => {
     expect(soon?.labels.severity).toBe('warning');
     expect(normalizeExpr(imminent?.expr ?? '')).toBe(expiry(3));
     expect(imminent?.labels.severity).toBe('critical');
+  });
+
+  it('without TLS (tls.enabled=false) the chart holds no certificate alerts: the pods serve no certificate', () => {
+    const names = rulesOf(chartRules({ 'tls.enabled': false })).map((r) => r.alert);
+    expect(names).not.toContain('ConversationRiskCertificateExpiringSoon');
+    expect(names).not.toContain('ConversationRiskCertificateExpiryImminent');
+    expect(names).toContain('ConversationRiskModelNotLoaded');
   });
 
   it('the chart takes the new rules\' durations and certificate days from values', () => {
@@ -148,7 +155,7 @@ describe.skipIf(promSkip !== undefined)('alert rules under promtool', () => {
     expect(result.stdout).toMatch(/SUCCESS: \d+ rules found/);
   });
 
-  it.each(files)('%s fires TargetDown, MetricsAbsent, DependencyDown and the certificate alerts when they should, and not otherwise (promtool test rules)', (_label, file, placing) => {
+  it.each(files)('%s fires TargetDown, MetricsAbsent, ModelNotLoaded (per replica), DependencyDown and the certificate alerts when they should, and not otherwise (promtool test rules)', (_label, file, placing) => {
     const rules = path.join(dir, `rules-${Math.random().toString(36).slice(2)}.yml`);
     writeFileSync(rules, stringify(withoutAnnotations(file())));
     const sel = (extra: Record<string, string>) =>
@@ -190,6 +197,21 @@ describe.skipIf(promSkip !== undefined)('alert rules under promtool', () => {
           alert_rule_test: ['ConversationRiskTargetDown', 'ConversationRiskMetricsAbsent', 'ConversationRiskDependencyDown', 'ConversationRiskCertificateExpiringSoon', 'ConversationRiskCertificateExpiryImminent'].map(
             (alertname) => ({ eval_time: '20m', alertname, exp_alerts: [] }),
           ),
+        },
+        {
+          // Two replicas, one without its model: the alert names that one, whatever the other says.
+          interval: '1m',
+          input_series: [
+            { series: `conversation_risk_model_loaded${sel(pod)}`, values: '1x20' },
+            { series: `conversation_risk_model_loaded${sel({ pod: 'risk-1', instance: '10.0.0.2:9464' })}`, values: '0x20' },
+          ],
+          alert_rule_test: [
+            {
+              eval_time: '15m',
+              alertname: 'ConversationRiskModelNotLoaded',
+              exp_alerts: [{ exp_labels: placing.namespace ? { namespace: NAMESPACE, pod: 'risk-1', severity: 'critical' } : { instance: '10.0.0.2:9464', severity: 'critical' } }],
+            },
+          ],
         },
         {
           // Redis unreachable; certificates with 10 and 2 days left (on two pods).

@@ -119,6 +119,10 @@ describe('metrics', () => {
     expect(text).toMatch(/conversation_risk_inference_duration_seconds_count [1-9]/);
   });
 
+  it('with TLS_MODE=off say nothing of a certificate: no expiry series, which every alert on it would read as expired', async () => {
+    expect(await scrape()).not.toContain('conversation_risk_tls_certificate_expiry_timestamp_seconds');
+  });
+
   it('label unknown routes as unmatched, never with the requested path', async () => {
     await fetch(`${listeners.appUrl}/some/secret-looking/path`);
     const text = await scrape();
