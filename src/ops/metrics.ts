@@ -96,7 +96,7 @@ export function createMetrics(): Metrics {
   });
   new Gauge({
     name: `${PREFIX}queue_depth`,
-    help: 'Scoring work items waiting for a worker.',
+    help: 'Scoring work items waiting for a worker (the pool queue and large calls waiting for their slots).',
     registers,
     collect() {
       this.set(scorer?.queueSize ?? 0);

@@ -122,8 +122,9 @@ class PooledScorer implements EngineScorer {
   get loadError(): string | undefined {
     return this.#loadError ?? this.#pool?.broken;
   }
+  /** Tasks waiting for a slot: in the pool's queue, and large calls' waiting at their gate (MAX_QUEUE bounds each). */
   get queueSize(): number {
-    return this.#pool?.queueSize ?? 0;
+    return (this.#pool?.queueSize ?? 0) + this.#largeWork.size;
   }
   get inFlight(): number {
     return this.#pool?.inFlight ?? 0;

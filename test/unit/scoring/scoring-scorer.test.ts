@@ -406,14 +406,17 @@ describe('large calls are streamed through the pool and never hold every slot', 
     }
   });
 
-  it('MAX_QUEUE bounds the large calls waiting for a slot: beyond it a call is refused overloaded at once', async () => {
+  it('MAX_QUEUE bounds the large calls waiting for a slot, which the queue depth counts: beyond it a call is refused overloaded at once', async () => {
     const scorer = await createScorer({ ...base, workers: 1, maxQueue: 1, modelDir: FIXTURE, timeoutMs: 120_000 });
     try {
       const big = Array.from({ length: 6 }, () => ({ conversation: longChat(150_000) }));
       const running = [scorer.score(big), scorer.score(big)];
+      // The second call's task waits at the gate: the queue depth (the metric the queue-full alert reads) counts it.
+      await until(async () => (scorer.queueSize >= 1 ? true : undefined), 10_000);
       const third = await rejection(scorer.score(big));
       expect(third.kind).toBe('overloaded');
       await Promise.all(running);
+      expect(scorer.queueSize).toBe(0);
     } finally {
       await scorer.close();
     }
