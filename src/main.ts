@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loadApiKeys, MIN_KEY_CHARS, type ApiKeySet } from './http/auth.ts';
 import { reloadCertificateOnChange, type CertificateReload, type SecureContextTarget } from './http/certificate-reload.ts';
 import { resolveTls, serverOptions, startListeners, type ResolvedTls } from './http/listeners.ts';
-import { installGracefulShutdown } from './ops/lifecycle.ts';
+import { exitOnSignalDuringStartup, installGracefulShutdown } from './ops/lifecycle.ts';
 import { createLogger } from './ops/logger.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { buildMetricsServer } from './http/metrics-listener.ts';
@@ -24,6 +24,8 @@ try {
 }
 
 const logger = createLogger({ level: config.LOG_LEVEL, sync: config.AUDIT_LOG });
+const startingUp = exitOnSignalDuringStartup(logger);
+logger.info({ model_dir: config.MODEL_DIR, workers: config.WORKERS }, 'starting');
 
 let keySet: ApiKeySet;
 try {
@@ -96,6 +98,7 @@ if (tls !== undefined) {
   metrics.observeCertificate(() => certificate?.current().notAfter ?? served.notAfter);
 }
 
+startingUp();
 installGracefulShutdown({
   logger,
   graceMs: config.SHUTDOWN_GRACE_MS,

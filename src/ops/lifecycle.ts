@@ -30,3 +30,23 @@ export function installGracefulShutdown({ logger, graceMs, steps }: ShutdownOpti
   );
   return { close: () => void handle.close() };
 }
+
+/**
+ * Until the graceful shutdown is installed: a stop signal during start-up (keys, TLS, the model's
+ * load, binding) ends the process at once, exit 0, nothing being in flight yet. Node as PID 1 (the
+ * image runs no init) ignores a signal it has no handler for, so without this a stop during start-up
+ * waits out the whole grace period and ends in SIGKILL. Returns what removes the handler.
+ */
+export function exitOnSignalDuringStartup(logger: Logger): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, 'stopped during start-up');
+    logger.flush();
+    process.exit(0);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
+}

@@ -2,7 +2,9 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { bearer, chat, FIXTURE_MODEL_DIR } from '../../helpers/app.ts';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { bearer, chat, FIXTURE_MODEL_DIR, REPO_ROOT } from '../../helpers/app.ts';
 import { startServerProcess } from '../../helpers/process.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -51,6 +53,27 @@ describe('graceful shutdown', () => {
     expect(stdout().indexOf('shutting down')).toBeLessThan(stdout().lastIndexOf('"route":"/predict"'));
     expect(stdout()).toContain('shutdown complete');
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe('a stop signal during start-up', () => {
+  it('ends the process at once with exit 0 (handled, so Node as PID 1 does not ignore it) while the model loads', async () => {
+    const child = spawn(process.execPath, ['src/main.ts'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', HTTP_PORT: '0', METRICS_PORT: '0', TLS_MODE: 'off', WORKERS: '1', API_KEYS: 'startup-signal-test-key', MODEL_DIR: path.join(REPO_ROOT, 'models/conversation-risk') },
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    // "starting" is logged before the keys, TLS and the model's load; the signal comes right after it.
+    await until(async () => (stdout.includes('"starting"') ? true : undefined), 20_000, 5);
+    child.kill('SIGTERM');
+    const started = Date.now();
+    const { code, signal } = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(stdout).toContain('stopped during start-up');
+    expect(stdout).not.toContain('"listening"');
   });
 });
 
