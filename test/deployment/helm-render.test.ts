@@ -37,7 +37,7 @@ interface Container {
 }
 interface PodSpec {
   containers: Container[];
-  volumes: Array<{ name: string; secret?: { secretName: string; items: Array<{ key: string; path: string }> } }>;
+  volumes: Array<{ name: string; secret?: { secretName: string; defaultMode?: number; items: Array<{ key: string; path: string }> } }>;
 }
 
 function find(objects: K8sObject[], kind: string, name = FULLNAME): Json {
@@ -238,6 +238,7 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
         'config.auditHashKey.existingSecret': 'audit',
         'redis.enabled': true,
         'redis.existingSecret': 'redis',
+        'networkPolicy.enabled': false,
       },
     });
     const leftOut: Record<string, string> = {
@@ -294,6 +295,7 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
       'autoscaling.hpa.maxReplicas must be >= minReplicas',
       'autoscaling.hpa.enabled needs autoscaling.hpa.targetCPU or autoscaling.hpa.targetMemory above 0',
       'redis.enabled needs redis.existingSecret',
+      'redis.enabled with networkPolicy.enabled needs redis.egress (or networkPolicy.extraEgress)',
       'terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs',
       'the container ports in use must differ: {"containerPorts.https":8443,"metrics.containerPort":8443}',
     ];
@@ -321,6 +323,12 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
   ])('renders config.workers at or below the CPU limit: %s', (_label, set) => {
     const result = helmTemplate({ set });
     expect(result.status, result.stderr).toBe(0);
+  });
+
+  it('renders the Secret files readable by the container user: group-readable with the pod security context (fsGroup), readable by all without it', () => {
+    const modes = (objects: ReturnType<typeof renderChart>) => podSpec(objects).volumes.flatMap((v) => (v.secret ? [v.secret.defaultMode] : []));
+    expect(modes(renderChart())).toEqual([0o440]);
+    expect(modes(renderChart({ set: { 'podSecurityContext.enabled': false } }))).toEqual([0o444]);
   });
 
   it('refuses a CPU limit it cannot compare with config.workers, saying which forms it reads', () => {
