@@ -7,9 +7,11 @@ import type { ParsedTurn, Speaker } from './types.ts';
  * whitespace or the end of the line. Requiring whitespace after the colon keeps `http://x` and
  * `12:30` from being read as speakers. Invisible format characters before the name (a byte-order
  * mark, a zero-width space, a direction mark) are skipped: an export that starts with one must not
- * lose its first speaker, which would hand the child user1's slot.
+ * lose its first speaker, which would hand the child user1's slot. Any Unicode space may stand before
+ * the name and before the colon (a no-break space from an HTML copy, an ideographic space), as a
+ * no-break space already may after it (`\s`).
  */
-const PREFIX = /^[ \t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-\u200c\u200d]{0,31}?)[ \t]*:(?=\s|$)/u;
+const PREFIX = /^[\p{Zs}\t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-\u200c\u200d]{0,31}?)[\p{Zs}\t]*:(?=\s|$)/u;
 
 const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
 

@@ -52,6 +52,16 @@ describe('parseTurns: speaker lines are "name: text"', () => {
     }
   });
 
+  it('reads a prefix after any Unicode space (a no-break space from an HTML copy, an ideographic space), and with one before its colon', () => {
+    for (const space of ['\u00a0', '\u3000', '\u2007']) {
+      expect(speakerTexts(`user1: hi\n${space}user2: im 13\nuser2${space}: u?`)).toEqual([
+        { speaker: 'user1', text: 'hi' },
+        { speaker: 'user2', text: 'im 13' },
+        { speaker: 'user2', text: 'u?' },
+      ]);
+    }
+  });
+
   it('keeps a third distinct name as plain text of the previous turn', () => {
     expect(speakerTexts('a: one\nb: two\ncarol: three')).toEqual([
       { speaker: 'user1', text: 'one' },
