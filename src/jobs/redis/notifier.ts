@@ -57,7 +57,7 @@ export class QueueNotifier implements Notifier {
       await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
         jobId: `webhook-${jobId}`,
         // A delivery cut off by its replica's shutdown, or that could not read the job from the store,
-        // is tried again, by any replica: the backoff (2 s doubling, about 8.5 min over the attempts)
+        // is tried again, by any replica: the backoff (2 s doubling, about 4 min over the attempts)
         // outlasts a Redis failover, so one failed read does not lose the webhook.
         attempts: WEBHOOK_JOB_ATTEMPTS,
         backoff: { type: 'exponential', delay: WEBHOOK_JOB_BACKOFF_MS },

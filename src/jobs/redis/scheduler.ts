@@ -22,7 +22,7 @@ const MAX_PRIORITY = 2_097_152;
 const ITEM_ATTEMPTS = 5;
 /** How long an item whose result could not be recorded waits before it runs again. */
 const STORE_RETRY_MS = 2000;
-/** Tries at handing a given-up item back to its job while the store is unreachable (about 10 min at most). */
+/** Tries at handing a given-up item back to its job while the store is unreachable (about 4 min, 7.5 at most). */
 const GIVE_UP_TRIES = 12;
 const GIVE_UP_BACKOFF_CAP_MS = 60_000;
 
