@@ -1,5 +1,5 @@
 // The in-process Notifier (notifier.ts): each finished job's webhook is delivered by this process.
-import { newMessageId } from '../../webhooks/signing.ts';
+import { webhookMessageId } from '../../webhooks/signing.ts';
 import type { Deliver, Notifier } from '../notifier.ts';
 
 export class LocalNotifier implements Notifier {
@@ -16,7 +16,7 @@ export class LocalNotifier implements Notifier {
     const deliver = this.#deliver;
     if (deliver === undefined || this.#notified.has(jobId)) return;
     this.#notified.add(jobId);
-    const delivery = deliver(jobId, newMessageId(), this.#stop.signal)
+    const delivery = deliver(jobId, webhookMessageId(jobId), this.#stop.signal)
       .catch(() => undefined)
       .finally(() => {
       this.#inFlight.delete(delivery);

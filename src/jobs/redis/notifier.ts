@@ -1,14 +1,14 @@
 // Webhooks through BullMQ: each finished job's webhook is its own queued job (one per batch job, by
 // id), delivered by whichever replica takes it, with the delivery's own retries and backoff. If that
 // replica dies mid-delivery, the stalled check gives it to another; receivers deduplicate on the
-// webhook-id, which is fixed when the webhook is queued.
+// webhook-id, the job's own (signing.ts webhookMessageId).
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
 import type { Deliver, Notifier } from '../notifier.ts';
-import { newMessageId } from '../../webhooks/signing.ts';
+import { webhookMessageId } from '../../webhooks/signing.ts';
 import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'webhooks';
@@ -54,7 +54,7 @@ export class QueueNotifier implements Notifier {
   async notify(jobId: string): Promise<void> {
     // The queue id makes a second notify for the same job a no-op, whichever replica sends it.
     try {
-      await this.#queue.add('deliver', { job: jobId, message: newMessageId() } satisfies WebhookData, {
+      await this.#queue.add('deliver', { job: jobId, message: webhookMessageId(jobId) } satisfies WebhookData, {
         jobId: `webhook-${jobId}`,
         // A delivery cut off by its replica's shutdown, or that could not read the job from the store,
         // is tried again, by any replica: the backoff (2 s doubling, about 4 min over the attempts)

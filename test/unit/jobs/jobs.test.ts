@@ -13,7 +13,7 @@ import { MemoryJobStore } from '../../../src/jobs/memory/store.ts';
 import type { Deliver, Notifier } from '../../../src/jobs/notifier.ts';
 import type { ItemHandler, QueuedItem, Scheduler } from '../../../src/jobs/scheduler.ts';
 import { JobsUnavailableError } from '../../../src/jobs/types.ts';
-import { newMessageId } from '../../../src/webhooks/signing.ts';
+import { webhookMessageId } from '../../../src/webhooks/signing.ts';
 import { createScorer, type EngineScorer } from '../../../src/scoring/scorer.ts';
 import { ScoringError } from '../../../src/scoring/types.ts';
 import type { ObservedEngine } from '../../../src/ops/observed-scoring.ts';
@@ -301,7 +301,7 @@ describe('webhook delivery resumed from the attempts another replica recorded', 
         start: (d) => void (deliver = d),
         async notify(jobId) {
           await store.updateWebhook(jobId, recorded!);
-          await deliver!(jobId, newMessageId(), new AbortController().signal);
+          await deliver!(jobId, webhookMessageId(jobId), new AbortController().signal);
         },
         async drain() {},
       };

@@ -14,7 +14,7 @@ import { fullJitter, retryAfterMs } from '../../../src/webhooks/backoff.ts';
 import { deliverWebhook, type DeliveryPolicy } from '../../../src/webhooks/delivery.ts';
 import { createJobMetrics } from '../../../src/jobs/metrics.ts';
 import { parseAllowedHosts, parseWebhookSecret } from '../../../src/webhooks/settings.ts';
-import { newMessageId, signWebhook } from '../../../src/webhooks/signing.ts';
+import { signWebhook, webhookMessageId } from '../../../src/webhooks/signing.ts';
 import { checkWebhookTarget } from '../../../src/webhooks/target.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../helpers/webhook-receiver.ts';
 
@@ -35,10 +35,11 @@ describe('signing follows Standard Webhooks', () => {
     expect(() => parseWebhookSecret('whsec_c2hvcnQ=')).toThrow(/16 bytes/);
   });
 
-  it('message ids are unique', () => {
-    const ids = new Set(Array.from({ length: 100 }, newMessageId));
-    expect(ids.size).toBe(100);
-    expect([...ids][0]).toMatch(/^msg_[0-9a-f-]{36}$/);
+  it("a job's message id is its own, the same every time: one per job, kept by every resend", () => {
+    const job = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect(webhookMessageId(job)).toBe(`msg_${job}`);
+    expect(webhookMessageId(job)).toBe(webhookMessageId(job));
+    expect(webhookMessageId('another-job')).not.toBe(webhookMessageId(job));
   });
 });
 
@@ -101,7 +102,7 @@ describe('delivery to a real receiver', () => {
   let receiver: Receiver;
   const key = parseWebhookSecret(SECRET);
   const policy: DeliveryPolicy = { key, timeoutMs: 1000, retryBaseMs: 20, maxAttempts: 4, maxRetryMs: 10_000 };
-  const message = () => ({ id: newMessageId(), body: JSON.stringify({ type: 'batch.completed', data: { job_id: 'j' } }) });
+  const message = () => ({ id: webhookMessageId('j'), body: JSON.stringify({ type: 'batch.completed', data: { job_id: 'j' } }) });
   let registry: Registry;
   const metricsFor = () => createJobMetrics(registry, async () => ({ unfinishedJobs: 0, pendingItems: 0 }));
 
@@ -240,7 +241,7 @@ describe('delivery over a real TLS socket', () => {
   });
 
   it('refuses a receiver whose certificate is not trusted: nothing is sent', async () => {
-    const result = await deliverWebhook(new URL(receiver.url()), { id: newMessageId(), body: '{}' }, policy);
+    const result = await deliverWebhook(new URL(receiver.url()), { id: webhookMessageId('tls-job'), body: '{}' }, policy);
     expect(result.delivered).toBe(false);
     expect(result.attempts).toBe(2);
     expect(result.lastError).toMatch(/CERT|SELF_SIGNED/);
