@@ -10,6 +10,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Transform, type Readable } from 'node:stream';
 import { HttpError } from './errors.ts';
 
+/** What a reservation gets: made, or refused by the whole budget or by the key's share of it. */
+type Reservation = 'ok' | 'full' | 'key_share';
+
 export class BodyBudget {
   readonly limit: number;
   /** The most one key may hold at once. */
@@ -26,7 +29,7 @@ export class BodyBudget {
     return this.#used;
   }
   /** 'ok' and reserved, or which limit refuses `bytes` more for `key`. */
-  tryReserve(bytes: number, key: string): 'ok' | 'full' | 'key_share' {
+  tryReserve(bytes: number, key: string): Reservation {
     const held = this.#byKey.get(key) ?? 0;
     if (held + bytes > this.perKey) return 'key_share';
     if (this.#used + bytes > this.limit) return 'full';
@@ -42,12 +45,12 @@ export class BodyBudget {
   }
 }
 
-const refusal = (why: 'full' | 'key_share') =>
+const refusal = (why: Exclude<Reservation, 'ok'>) =>
   new HttpError({ code: why === 'full' ? 'body_budget_full' : 'key_body_budget_full' }, { drainBody: true });
 const neverFits = (limit: number) => new HttpError({ code: 'body_over_inflight_limit', params: { limit } }, { drainBody: true });
 
 /** Holds bytes of the budget for this request until its answer is written or its connection drops. */
-function holdUntilAnswered(budget: BodyBudget, key: string, reply: FastifyReply): (bytes: number) => 'ok' | 'full' | 'key_share' {
+function holdUntilAnswered(budget: BodyBudget, key: string, reply: FastifyReply): (bytes: number) => Reservation {
   let held = 0;
   reply.raw.once('close', () => {
     budget.release(held, key);

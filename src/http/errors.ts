@@ -161,10 +161,9 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
   };
   // Fastify parses a body before its not-found handler runs, under the server's whole body limit, with
   // no key asked and outside the body budget: an unknown path or method is answered before its body is
-  // read, as an unauthenticated request is (Node drops the unread body).
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) throw unmatched(request.url);
-  });
+  // read, as an unauthenticated request is (Node drops the unread body). Callback style, as framing.ts's:
+  // it runs on every request.
+  app.addHook('onRequest', (request, _reply, done) => done(request.is404 ? unmatched(request.url) : undefined));
   app.setNotFoundHandler(async (request) => {
     throw unmatched(request.url);
   });

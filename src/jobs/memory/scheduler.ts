@@ -59,9 +59,8 @@ export class LocalScheduler implements Scheduler {
     if (deadline.aborted) onDeadline();
     try {
       await new Promise<void>((resolve) => {
-        this.#idleWaiters.push(resolve);
         this.#stop.signal.addEventListener('abort', () => resolve(), { once: true });
-        this.#checkIdle();
+        void this.#whenIdle().then(resolve);
       });
     } finally {
       deadline.removeEventListener('abort', onDeadline);
@@ -74,11 +73,16 @@ export class LocalScheduler implements Scheduler {
     // Items still running at the deadline were handed the aborted signal, so they end at once; wait for
     // them, or a job whose last item was running would end (and queue its webhook) after the caller
     // has drained the notifier, and the process exits without sending it.
-    await new Promise<void>((resolve) => {
+    await this.#whenIdle();
+    return left;
+  }
+
+  /** Resolves once no item runs and none waits (at once if so already). */
+  #whenIdle(): Promise<void> {
+    return new Promise<void>((resolve) => {
       this.#idleWaiters.push(resolve);
       this.#checkIdle();
     });
-    return left;
   }
 
   #withdraw(job: JobQueue): QueuedItem[] {

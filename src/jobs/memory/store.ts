@@ -9,7 +9,7 @@ interface MemoryJob {
   results: Map<string, ItemResult>;
   /** Item indices accounted for. */
   finished: Set<number>;
-  /** Forgets the job at its TTL; cleared when it is forgotten sooner (retention), so it cannot fire later. */
+  /** Forgets the job at its TTL; cleared when it is forgotten sooner (retention), so it cannot fire later. Set on a finished job only. */
   expiry?: NodeJS.Timeout;
 }
 
@@ -24,7 +24,6 @@ export class MemoryJobStore implements JobStore {
   readonly #leases = new Map<string, Lease>();
   /** Finished jobs in completion order: the eviction order past maxRetainedResults. */
   readonly #finished = new Set<MemoryJob>();
-  readonly #timers = new Set<NodeJS.Timeout>();
   readonly #maxRetainedResults: number;
   readonly #onEvict: (jobId: string) => void;
   #retained = 0;
@@ -151,7 +150,6 @@ export class MemoryJobStore implements JobStore {
     this.#releaseKey(record.keyId);
     job.expiry = setTimeout(() => this.#expire(job), ttlMs);
     job.expiry.unref();
-    this.#timers.add(job.expiry);
     this.#retain(job);
     return record;
   }
@@ -170,8 +168,8 @@ export class MemoryJobStore implements JobStore {
   }
 
   async close(): Promise<void> {
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
+    // Every job with a TTL timer is a finished one until it is forgotten (#expire clears both).
+    for (const job of this.#finished) clearTimeout(job.expiry);
   }
 
   #releaseKey(keyId: string): void {
@@ -193,7 +191,6 @@ export class MemoryJobStore implements JobStore {
   #expire(job: MemoryJob): void {
     if (job.expiry !== undefined) {
       clearTimeout(job.expiry);
-      this.#timers.delete(job.expiry);
       delete job.expiry;
     }
     if (this.#finished.delete(job)) this.#retained -= job.results.size;

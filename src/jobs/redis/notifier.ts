@@ -17,6 +17,7 @@ const WEBHOOK_JOB_BACKOFF_MS = 2000;
 
 interface WebhookData {
   job: string;
+  /** webhookMessageId(job); kept in the entry since deliveries queued by earlier releases hold a random id. */
   message: string;
 }
 

@@ -60,7 +60,7 @@ function sendChunked(key: string, data: string): Promise<string> {
 }
 
 const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-const inflight = async () => Number(/^conversation_risk_inflight_body_bytes (\d+)/m.exec(await t.metrics.registry.metrics())?.[1]);
+const inflight = async (app: TestApp = t) => Number(/^conversation_risk_inflight_body_bytes (\d+)/m.exec(await app.metrics.registry.metrics())?.[1]);
 
 describe('request bodies in flight share MAX_INFLIGHT_BODY_BYTES', () => {
   it('a body larger than the whole budget is refused 413 naming the limit', async () => {
@@ -133,9 +133,8 @@ describe("one key holds at most the budget less one maximum-size body, kept for 
         sockets.push(socket);
         socket.write(head(TEST_KEY, `Content-Length: ${Buffer.byteLength(payload)}\r\n`) + payload.slice(0, 1000));
       };
-      const held = async () => Number(/^conversation_risk_inflight_body_bytes (\d+)/m.exec(await own.metrics.registry.metrics())?.[1]);
       stall();
-      await until(async () => ((await held()) === Buffer.byteLength(payload) ? true : undefined), 5000);
+      await until(async () => ((await inflight(own)) === Buffer.byteLength(payload) ? true : undefined), 5000);
       const post = (key: string) => fetch(`${url}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: payload });
       const sameKey = await post(TEST_KEY);
       expect(sameKey.status).toBe(503);
