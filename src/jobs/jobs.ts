@@ -105,7 +105,10 @@ export class JobService implements Jobs {
       (item, signal) => this.#runItem(item, signal),
       (item, detail) => this.#unreadable(item, detail),
     );
-    this.#notifier.start((jobId, messageId, signal) => this.#deliver(jobId, messageId, signal));
+    this.#notifier.start(
+      (jobId, messageId, signal) => this.#deliver(jobId, messageId, signal),
+      (jobId, messageId, reason) => this.#webhookGivenUp(jobId, messageId, reason),
+    );
   }
 
   get accepting(): boolean {
@@ -380,6 +383,13 @@ export class JobService implements Jobs {
       'job finished',
     );
     if (ended.webhook !== undefined) await this.#notifier.notify(ended.id);
+  }
+
+  /** A webhook the notifier will not try again ends as failed, with why, in the job and the metrics. */
+  async #webhookGivenUp(jobId: string, messageId: string, reason: string): Promise<void> {
+    await this.#store.updateWebhook(jobId, { status: 'failed', lastError: reason });
+    this.#metrics.delivery('failed');
+    this.#logger.warn({ job_id: jobId, webhook_id: messageId, error: reason }, 'webhook delivery failed');
   }
 
   /** Builds the job's webhook message from the store and delivers it (the notifier decides where). */

@@ -5,8 +5,15 @@
 /** Builds and sends the job's webhook message (with its own retries); rejects only when cut off by shutdown. */
 export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) => Promise<void>;
 
+/**
+ * Records that a webhook will not be tried again: a shared queue gave it up after its attempts (each
+ * a store that could not be read, or a replica that stopped mid-delivery). Rejects with
+ * JobsUnavailableError while the store cannot record it.
+ */
+export type GaveUp = (jobId: string, messageId: string, reason: string) => Promise<void>;
+
 export interface Notifier {
-  start(deliver: Deliver): void;
+  start(deliver: Deliver, gaveUp: GaveUp): void;
   /** Schedules the job's webhook; a second call for the same job adds nothing. */
   notify(jobId: string): Promise<void>;
   /** Waits for deliveries in progress here; at `deadline` they are aborted. */

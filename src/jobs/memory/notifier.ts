@@ -8,6 +8,7 @@ export class LocalNotifier implements Notifier {
   readonly #notified = new Set<string>();
   #deliver: Deliver | undefined;
 
+  // Nothing gives a delivery up here: it runs once, with its own retries, and records its own end.
   start(deliver: Deliver): void {
     this.#deliver = deliver;
   }

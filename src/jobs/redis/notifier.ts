@@ -1,19 +1,28 @@
 // Webhooks through BullMQ: each finished job's webhook is its own queued job (one per batch job, by
 // id), delivered by whichever replica takes it, with the delivery's own retries and backoff. If that
 // replica dies mid-delivery, the stalled check gives it to another; receivers deduplicate on the
-// webhook-id, the job's own (signing.ts webhookMessageId).
+// webhook-id, the job's own (signing.ts webhookMessageId). One the queue gives up after all its
+// attempts is recorded as failed, so its job's webhook does not read 'pending' for good.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
-import type { Deliver, Notifier } from '../notifier.ts';
+import type { Deliver, GaveUp, Notifier } from '../notifier.ts';
 import { webhookMessageId } from '../../webhooks/signing.ts';
+import { exhausted, recordGiveUp } from './give-up.ts';
 import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'webhooks';
 const WEBHOOK_JOB_ATTEMPTS = 8;
 const WEBHOOK_JOB_BACKOFF_MS = 2000;
+
+export interface QueueNotifierOptions {
+  /** Tries of one webhook (a store read failing, or its replica stopping, uses one); tests shorten them. */
+  attempts?: number;
+  /** The first retry's delay; each later one doubles. */
+  backoffMs?: number;
+}
 
 interface WebhookData {
   job: string;
@@ -26,16 +35,20 @@ export class QueueNotifier implements Notifier {
   readonly #lockMs: number;
   readonly #queue: Queue;
   readonly #stop = new AbortController();
+  readonly #attempts: number;
+  readonly #backoffMs: number;
   #worker: Worker | undefined;
 
-  constructor(redis: SharedRedis, lockMs: number) {
+  constructor(redis: SharedRedis, lockMs: number, options: QueueNotifierOptions = {}) {
     this.#redis = redis;
     this.#lockMs = lockMs;
+    this.#attempts = options.attempts ?? WEBHOOK_JOB_ATTEMPTS;
+    this.#backoffMs = options.backoffMs ?? WEBHOOK_JOB_BACKOFF_MS;
     this.#queue = new Queue(QUEUE, { connection: redis.queue as Redis, prefix: redis.prefix });
     this.#queue.on('error', () => {});
   }
 
-  start(deliver: Deliver): void {
+  start(deliver: Deliver, gaveUp: GaveUp): void {
     const worker = new Worker<WebhookData>(
       QUEUE,
       async (job: Job<WebhookData>) => deliver(job.data.job, job.data.message, this.#stop.signal),
@@ -49,6 +62,17 @@ export class QueueNotifier implements Notifier {
       },
     );
     worker.on('error', () => {});
+    // BullMQ calls nothing after an entry's last attempt (or its last lapsed lock): the job's webhook
+    // would read 'pending' for good, and no replica would ever send it.
+    worker.on('failed', (job: Job<WebhookData> | undefined, err: Error) => {
+      if (job === undefined) return;
+      if (!exhausted(job, err)) return;
+      const reason =
+        err instanceof JobsUnavailableError
+          ? `Not sent: the job could not be read from the job store (Redis) in ${job.attemptsMade} tries`
+          : 'Not sent: the replicas delivering it stopped repeatedly';
+      void recordGiveUp(() => gaveUp(job.data.job, job.data.message, reason), this.#stop.signal);
+    });
     this.#worker = worker;
   }
 
@@ -60,8 +84,8 @@ export class QueueNotifier implements Notifier {
         // A delivery cut off by its replica's shutdown, or that could not read the job from the store,
         // is tried again, by any replica: the backoff (2 s doubling, about 4 min over the attempts)
         // outlasts a Redis failover, so one failed read does not lose the webhook.
-        attempts: WEBHOOK_JOB_ATTEMPTS,
-        backoff: { type: 'exponential', delay: WEBHOOK_JOB_BACKOFF_MS },
+        attempts: this.#attempts,
+        backoff: { type: 'exponential', delay: this.#backoffMs },
         removeOnComplete: true,
         removeOnFail: true,
       });

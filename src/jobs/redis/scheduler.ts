@@ -13,7 +13,7 @@ import { lockOptions } from './locks.ts';
 import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from '../scheduler.ts';
 import type { Sealer } from './sealing.ts';
 import { JobsUnavailableError } from '../types.ts';
-import { fullJitter, sleep } from '../../webhooks/backoff.ts';
+import { exhausted, recordGiveUp } from './give-up.ts';
 
 const QUEUE = 'items';
 /** BullMQ's largest priority. */
@@ -22,9 +22,6 @@ const MAX_PRIORITY = 2_097_152;
 const ITEM_ATTEMPTS = 5;
 /** How long an item whose result could not be recorded waits before it runs again. */
 const STORE_RETRY_MS = 2000;
-/** Tries at handing a given-up item back to its job while the store is unreachable (about 4 min, 7.5 at most). */
-const GIVE_UP_TRIES = 12;
-const GIVE_UP_BACKOFF_CAP_MS = 60_000;
 
 interface ItemData {
   job: string;
@@ -138,33 +135,15 @@ export class QueueScheduler implements Scheduler {
     // lapsed locks, without calling the processor again: its job must not stay 'running' forever.
     worker.on('failed', (job: Job<ItemData> | undefined, err: Error) => {
       if (job === undefined) return;
-      const exhausted = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);
-      if (!exhausted) return;
+      if (!exhausted(job, err)) return;
       const d = job.data;
       const item = { jobId: d.job, keyId: d.key, index: d.index, id: d.id, chars: d.chars, total: d.total, request: { conversation: '' } };
-      void this.#giveUp(item, `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`, unreadable);
+      // Handed back again while the store cannot be reached: the item has left the queue, so nothing
+      // else will count it, and its job would stay running for good.
+      const detail = `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`;
+      void recordGiveUp(() => unreadable(item, detail), this.#stop.signal);
     });
     this.#worker = worker;
-  }
-
-  /**
-   * Hands an item BullMQ gave up on back to its job, again while the store cannot be reached: the item
-   * has left the queue, so nothing else will count it, and its job would stay running for good.
-   */
-  async #giveUp(item: QueuedItem, detail: string, unreadable: UnreadableHandler): Promise<void> {
-    for (let retry = 0; retry < GIVE_UP_TRIES; retry++) {
-      try {
-        await unreadable(item, detail);
-        return;
-      } catch (err) {
-        if (!(err instanceof JobsUnavailableError)) return;
-      }
-      try {
-        await sleep(STORE_RETRY_MS + fullJitter(STORE_RETRY_MS, retry, GIVE_UP_BACKOFF_CAP_MS), this.#stop.signal);
-      } catch {
-        return;
-      }
-    }
   }
 
   #waitingKey(keyId: string): string {

@@ -3,7 +3,7 @@
 // fails) when every attempt at it was cut off, instead of leaving the job running forever. The
 // webhook URL is sealed in the job record, and one the previous version stored in the clear is still
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
-// picked up is tried again, not dropped, and so is an item given up while the store cannot record it.
+// picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook the queue gives up after all its attempts ends as failed, with why.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -381,6 +381,69 @@ describe('a webhook whose job cannot be read when a replica picks it up', () => 
       expect(receiver.requests).toHaveLength(1);
       expect(verifyStandardWebhook(secret, receiver.requests[0]!)).toBe(true);
       expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'batch.completed', data: { job_id: r.job.job_id } });
+    } finally {
+      await jobs.drain(1000);
+      await receiver.close();
+      await shared.close();
+    }
+  });
+});
+
+describe('a webhook the shared queue gives up after all its attempts', () => {
+  it('ends as failed with why, in the job and the delivery metric, instead of reading pending for good', async () => {
+    const receiver = await startReceiver();
+    const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await shared.whenReady(5000);
+    const sealer = new Sealer(randomBytes(32));
+    /** Once the job has ended, every read fails (a Redis that stays unreachable for the reader) until healed. */
+    class UnreadableStore extends RedisJobStore {
+      ended = false;
+      healed = false;
+      failedReads = 0;
+      override async complete(id: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
+        const ended = await super.complete(id, at, ttlMs);
+        this.ended = true;
+        return ended;
+      }
+      override async get(id: string): Promise<JobRecord | undefined> {
+        if (this.ended && !this.healed) {
+          this.failedReads++;
+          throw new JobsUnavailableError('the job store (Redis) cannot be reached');
+        }
+        return super.get(id);
+      }
+    }
+    const store = new UnreadableStore(shared.command, shared.prefix, { leaseMs: 60_000, sealer });
+    const registry = new Registry();
+    const warnings: string[] = [];
+    const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
+    const jobs = new JobService(
+      {
+        config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
+        ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
+        registry,
+        logger: { info: () => {}, warn: (_o: object, msg: string) => void warnings.push(msg) },
+      },
+      {
+        store,
+        scheduler: new QueueScheduler({ redis: shared, sealer, concurrency: 2, lockMs: 5000, registry }),
+        notifier: new QueueNotifier(shared, 5000, { attempts: 3, backoffMs: 50 }),
+      },
+    );
+    const failedDeliveries = async () =>
+      (await registry.getSingleMetric('conversation_risk_webhook_deliveries_total')?.get())?.values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
+    try {
+      const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url('/never') });
+      if (!r.ok) throw new Error(r.error.code);
+      await until(async () => ((await failedDeliveries()) === 1 ? true : undefined), 20_000);
+      store.healed = true;
+      const job = await jobs.get('key_a', r.job.job_id);
+      expect(store.failedReads).toBe(3);
+      expect(job?.status).toBe('done');
+      expect(job?.webhook).toEqual({ status: 'failed', attempts: 0, last_error: 'Not sent: the job could not be read from the job store (Redis) in 3 tries' });
+      expect(warnings).toContain('webhook delivery failed');
+      expect(receiver.requests).toHaveLength(0);
     } finally {
       await jobs.drain(1000);
       await receiver.close();
