@@ -33,10 +33,12 @@ interface Container {
   env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
   ports: Array<{ name: string; containerPort: number }>;
   volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean; subPath?: string; subPathExpr?: string }>;
+  securityContext?: { seccompProfile?: Json };
   [probe: string]: unknown;
 }
 interface PodSpec {
   containers: Container[];
+  securityContext?: { seccompProfile?: Json };
   volumes: Array<{ name: string; secret?: { secretName: string; defaultMode?: number; items: Array<{ key: string; path: string }> } }>;
 }
 
@@ -330,6 +332,17 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(modes(renderChart())).toEqual([0o440]);
     expect(modes(renderChart({ set: { 'podSecurityContext.enabled': false } }))).toEqual([0o444]);
   });
+
+  it.each(['podSecurityContext', 'containerSecurityContext'])(
+    'takes a Localhost seccomp profile in %s only with its localhostProfile, and a localhostProfile only with Localhost (as Kubernetes does)',
+    (ctx) => {
+      const objects = renderChart({ set: { [`${ctx}.seccompProfile.type`]: 'Localhost', [`${ctx}.seccompProfile.localhostProfile`]: 'profiles/conversation-risk.json' } });
+      const rendered = ctx === 'podSecurityContext' ? podSpec(objects).securityContext : container(objects).securityContext;
+      expect(rendered?.seccompProfile).toEqual({ type: 'Localhost', localhostProfile: 'profiles/conversation-risk.json' });
+      expect(renderError({ set: { [`${ctx}.seccompProfile.type`]: 'Localhost' } })).toMatch(/localhostProfile/);
+      expect(renderError({ set: { [`${ctx}.seccompProfile.localhostProfile`]: 'profiles/conversation-risk.json' } })).toMatch(/seccompProfile/);
+    },
+  );
 
   it('refuses a CPU limit it cannot compare with config.workers, saying which forms it reads', () => {
     expect(renderError({ set: { 'resources.limits.cpu': '2k' } })).toContain('resources.limits.cpu "2k": give cores ("2", 1.5) or millicores ("1500m")');
