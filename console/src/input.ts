@@ -139,7 +139,7 @@ function itemOf(raw: string, line: number): BatchItem {
     const turns = parseTurns(json);
     if (turns.length === 0) throw new InputError('the conversation is empty');
     if (turns.some((t) => t.speaker === 'unknown')) {
-      throw new InputError('no speaker prefixes (user1: / user2: or names), and a /v2 job needs them; score it under One chat instead');
+      throw new InputError('no speaker prefixes (user1: / user2: or names; a few label: lines in flat text are none), and a /v2 job needs them; score it under One chat instead');
     }
     return { id: `line-${line}`, messages: turns.map((t) => ({ user: t.speaker === 'user2' ? 'user2' : 'user1', text: t.text })), explain: true };
   }

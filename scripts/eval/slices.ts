@@ -12,7 +12,6 @@ import type { Probe } from './probes.ts';
 import { FLAT_TARGETS, check, fmt, mark, round, type GuardCheck } from './guard.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 import { atThreshold, cutAtFpr, mean, rocAuc } from './metrics.ts';
-import { lineHasSpeakerPrefix } from './structure-baseline.ts';
 
 export const SLICE_TAGS = ['flat', 'excerpt', 'short', 'long', 'register-shift', 'in-kind', 'hosted', 'thin'] as const;
 
@@ -136,9 +135,12 @@ export async function flatRenderings(scorer: BatchScorer, test: readonly Labeled
   return { ...row, pass, cut_at_target_fpr: cut, recall_at_target_fpr: atThreshold(labels, scores, cut).recall };
 }
 
-/** True when the server reads at least one speaker prefix in the text (so it can name a side). */
+/**
+ * True when the server reads the text as a chat with speakers (so it can name a side): asked of
+ * parseTurns, since a few prefixed lines in flat text leave it flat.
+ */
 export function hasSpeakerPrefixes(conversation: string): boolean {
-  return conversation.split(/\r\n|\r|\n/).some(lineHasSpeakerPrefix);
+  return parseTurns(conversation).some((t) => t.speaker !== 'unknown');
 }
 
 /** A harmful record whose predator the service can name: speaker prefixes, not rendered flat. */

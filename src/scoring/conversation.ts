@@ -16,9 +16,18 @@ const PREFIX = /^[\p{Zs}\t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-\u200c\u200
 const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
 
 /**
+ * Below this share of its non-empty lines starting with a prefix, a text that never names `user1:` or
+ * `user2:` is flat text holding a few `label: value` lines (`age: 14`, `snap: jess_x`, `PS:`), not a
+ * chat with speakers: read as speakers, the label would take user1's slot and run every line after it
+ * into one turn.
+ */
+const MIN_PREFIXED_SHARE = 0.25;
+
+/**
  * Splits a conversation into speaker turns. Lines are split on `\n`, `\r\n` or `\r`. Text with no
- * speaker prefix anywhere is flat (an export or a paste): each of its lines is a turn of an 'unknown'
- * speaker, so it reads as a conversation rather than one giant turn of user1.
+ * speaker prefix anywhere, or with prefixes on too few of its lines (MIN_PREFIXED_SHARE), is flat (an
+ * export or a paste): each of its lines is a turn of an 'unknown' speaker, so it reads as a
+ * conversation rather than one giant turn of user1.
  */
 export function parseTurns(text: string): ParsedTurn[] {
   const lines = text.split(/\r\n|\r|\n/);
@@ -28,14 +37,20 @@ export function parseTurns(text: string): ParsedTurn[] {
   const raw: Array<{ speaker: Speaker; parts: string[]; line: number }> = [];
   let current: { speaker: Speaker; parts: string[]; line: number } | undefined;
   let prefixed = false;
+  let direct = false;
+  let prefixedLines = 0;
+  let nonEmptyLines = 0;
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
     const match = PREFIX.exec(line);
+    if (line.trim().length > 0) nonEmptyLines++;
     let speaker: Speaker | undefined;
     if (match !== null) {
+      prefixedLines++;
       // NFC: `José` typed precomposed or as `e` + accent is one speaker, not two.
       const name = (match[1] as string).normalize('NFC').toLowerCase();
+      if (DIRECT[name] !== undefined) direct = true;
       speaker = DIRECT[name] ?? names.get(name);
       if (speaker === undefined) {
         const free: Speaker | undefined = !taken.has('user1') ? 'user1' : !taken.has('user2') ? 'user2' : undefined;
@@ -59,7 +74,7 @@ export function parseTurns(text: string): ParsedTurn[] {
     }
   }
 
-  if (!prefixed) return flatTurns(lines);
+  if (!prefixed || (!direct && prefixedLines < MIN_PREFIXED_SHARE * nonEmptyLines)) return flatTurns(lines);
   const turns: ParsedTurn[] = [];
   for (const t of raw) {
     const body = (t.parts.length === 1 ? (t.parts[0] as string) : t.parts.join('\n')).trim();

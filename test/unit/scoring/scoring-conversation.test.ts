@@ -94,6 +94,20 @@ describe('parseTurns: speaker lines are "name: text"', () => {
     expect(speakerTexts('meet at 12:30 ok http://x.example').map((t) => t.speaker)).toEqual(['unknown']);
   });
 
+  it('reads flat text with a few `label: value` lines (under a quarter of its lines) as flat, the labels kept as text', () => {
+    const flat = ['hey', 'hi there', 'how old r u', '14 u', 'age: 14', 'cool im 16', 'whats ur snap', 'snap: jess_x', 'added u', 'ok'];
+    expect(speakerTexts(flat.join('\n'))).toEqual(flat.map((text) => ({ speaker: 'unknown', text })));
+    expect(parseTurns(flat.join('\n')).map((t) => t.line)).toEqual(flat.map((_, i) => i));
+    // A quarter of the lines or more is a chat with speakers, however many lines each message runs to.
+    const chat = 'jess: hi\nhow are you\nwhat are you up to\nmark: not much\nbored\nyou?\njess: same';
+    expect(speakerTexts(chat).map((t) => t.speaker)).toEqual(['user1', 'user2', 'user1']);
+  });
+
+  it('reads any text that names user1: or user2: directly as a chat with speakers, however few of its lines do', () => {
+    const pasted = ['user1: look at this', ...Array.from({ length: 10 }, (_, i) => `pasted line ${i}`), 'user2: ok'].join('\n');
+    expect(speakerTexts(pasted).map((t) => t.speaker)).toEqual(['user1', 'user2']);
+  });
+
   it('drops turns whose text is empty', () => {
     expect(speakerTexts('user1:\nuser2:   \n\nuser1: ok\n')).toEqual([{ speaker: 'user1', text: 'ok' }]);
     expect(speakerTexts('   \n\n')).toEqual([]);
