@@ -13,7 +13,12 @@ import type { ParsedTurn, Speaker } from './types.ts';
  */
 const PREFIX = /^[\p{Zs}\t\p{Cf}]*([\p{L}\p{N}_][\p{L}\p{M}\p{N}_ .\-\u200c\u200d]{0,31}?)[\p{Zs}\t]*:(?=\s|$)/u;
 
-const DIRECT: Record<string, Speaker> = { user1: 'user1', user2: 'user2' };
+// A Map, not an object literal: a name is the caller's text, and `constructor` or `__proto__` would
+// find Object.prototype's members and become a speaker no tensor knows.
+const DIRECT = new Map<string, Speaker>([
+  ['user1', 'user1'],
+  ['user2', 'user2'],
+]);
 
 /**
  * Below this share of its non-empty lines starting with a prefix, a text that never names `user1:` or
@@ -50,8 +55,9 @@ export function parseTurns(text: string): ParsedTurn[] {
       prefixedLines++;
       // NFC: `José` typed precomposed or as `e` + accent is one speaker, not two.
       const name = (match[1] as string).normalize('NFC').toLowerCase();
-      if (DIRECT[name] !== undefined) direct = true;
-      speaker = DIRECT[name] ?? names.get(name);
+      const named = DIRECT.get(name);
+      if (named !== undefined) direct = true;
+      speaker = named ?? names.get(name);
       if (speaker === undefined) {
         const free: Speaker | undefined = !taken.has('user1') ? 'user1' : !taken.has('user2') ? 'user2' : undefined;
         if (free !== undefined) {

@@ -119,6 +119,14 @@ describe('POST /predict', () => {
     expect(astral.statusCode).toBe(200);
   });
 
+  it('scores speakers named like built-in object members (constructor, __proto__) as any other names', async () => {
+    for (const conversation of ['constructor: hi\nbob: hello there', '__proto__: hi\nvalueOf: hey', 'hasOwnProperty: u there?']) {
+      const res = await predict({ conversation });
+      expect(res.statusCode, conversation).toBe(200);
+      expect(Object.keys(res.json().user_probabilities).sort()).toEqual(['neither', 'user1', 'user2']);
+    }
+  });
+
   it('splits a long conversation into several segments', async () => {
     const p = (await predict({ conversation: chat(400) })).json();
     expect(p.num_segments).toBeGreaterThan(1);

@@ -20,6 +20,14 @@ describe('parseTurns: speaker lines are "name: text"', () => {
     ]);
   });
 
+  it('maps names like built-in object members (constructor, __proto__, toString) as any other names', () => {
+    expect(speakerTexts('constructor: hi\n__proto__: hey\nConstructor: ok')).toEqual([
+      { speaker: 'user1', text: 'hi' },
+      { speaker: 'user2', text: 'hey' },
+      { speaker: 'user1', text: 'ok' },
+    ]);
+  });
+
   it('matches other names case-insensitively', () => {
     expect(speakerTexts('Bob: a\nalice: b\nBOB: c').map((t) => t.speaker)).toEqual(['user1', 'user2', 'user1']);
   });
