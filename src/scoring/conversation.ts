@@ -21,16 +21,17 @@ const DIRECT = new Map<string, Speaker>([
 ]);
 
 /**
- * Below this share of its non-empty lines starting with a prefix, a text that never names `user1:` or
- * `user2:` is flat text holding a few `label: value` lines (`age: 14`, `snap: jess_x`, `PS:`), not a
- * chat with speakers: read as speakers, the label would take user1's slot and run every line after it
- * into one turn.
+ * Below this share of its non-empty lines starting with a prefix, and with no name starting two lines,
+ * a text that never names `user1:` or `user2:` is flat text holding a few `label: value` lines
+ * (`age: 14`, `snap: jess_x`, `PS:`), not a chat with speakers: read as speakers, the label would take
+ * user1's slot and run every line after it into one turn. A name that comes back is a speaker's, so a
+ * chat whose messages run to many lines keeps its speakers.
  */
 const MIN_PREFIXED_SHARE = 0.25;
 
 /**
  * Splits a conversation into speaker turns. Lines are split on `\n`, `\r\n` or `\r`. Text with no
- * speaker prefix anywhere, or with prefixes on too few of its lines (MIN_PREFIXED_SHARE), is flat (an
+ * speaker prefix anywhere, or with only a few labels (MIN_PREFIXED_SHARE), is flat (an
  * export or a paste): each of its lines is a turn of an 'unknown' speaker, so it reads as a
  * conversation rather than one giant turn of user1.
  */
@@ -45,6 +46,8 @@ export function parseTurns(text: string): ParsedTurn[] {
   let direct = false;
   let prefixedLines = 0;
   let nonEmptyLines = 0;
+  const namesSeen = new Set<string>();
+  let nameRepeated = false;
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
@@ -57,6 +60,10 @@ export function parseTurns(text: string): ParsedTurn[] {
       const name = (match[1] as string).normalize('NFC').toLowerCase();
       const named = DIRECT.get(name);
       if (named !== undefined) direct = true;
+      if (!nameRepeated) {
+        if (namesSeen.has(name)) nameRepeated = true;
+        else namesSeen.add(name);
+      }
       speaker = named ?? names.get(name);
       if (speaker === undefined) {
         const free: Speaker | undefined = !taken.has('user1') ? 'user1' : !taken.has('user2') ? 'user2' : undefined;
@@ -80,7 +87,7 @@ export function parseTurns(text: string): ParsedTurn[] {
     }
   }
 
-  if (!prefixed || (!direct && prefixedLines < MIN_PREFIXED_SHARE * nonEmptyLines)) return flatTurns(lines);
+  if (!prefixed || (!direct && !nameRepeated && prefixedLines < MIN_PREFIXED_SHARE * nonEmptyLines)) return flatTurns(lines);
   const turns: ParsedTurn[] = [];
   for (const t of raw) {
     const body = (t.parts.length === 1 ? (t.parts[0] as string) : t.parts.join('\n')).trim();

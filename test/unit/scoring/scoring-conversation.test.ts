@@ -106,9 +106,17 @@ describe('parseTurns: speaker lines are "name: text"', () => {
     const flat = ['hey', 'hi there', 'how old r u', '14 u', 'age: 14', 'cool im 16', 'whats ur snap', 'snap: jess_x', 'added u', 'ok'];
     expect(speakerTexts(flat.join('\n'))).toEqual(flat.map((text) => ({ speaker: 'unknown', text })));
     expect(parseTurns(flat.join('\n')).map((t) => t.line)).toEqual(flat.map((_, i) => i));
-    // A quarter of the lines or more is a chat with speakers, however many lines each message runs to.
+    // A quarter of the lines or more is a chat with speakers.
     const chat = 'jess: hi\nhow are you\nwhat are you up to\nmark: not much\nbored\nyou?\njess: same';
     expect(speakerTexts(chat).map((t) => t.speaker)).toEqual(['user1', 'user2', 'user1']);
+  });
+
+  it('keeps the speakers of a chat whose messages run to many lines: a name that starts two lines is a speaker, not a label', () => {
+    const message = (name: string) => [`${name}: so`, 'line one', 'line two', 'line three', 'line four', 'line five'];
+    const chat = [...message('jess'), ...message('mark'), ...message('jess')].join('\n');
+    expect(speakerTexts(chat).map((t) => t.speaker)).toEqual(['user1', 'user2', 'user1']);
+    // Until a name comes back, such a chat's first message alone reads as flat text (the README's turn_scores note).
+    expect(new Set(speakerTexts(message('jess').join('\n')).map((t) => t.speaker))).toEqual(new Set(['unknown']));
   });
 
   it('reads any text that names user1: or user2: directly as a chat with speakers, however few of its lines do', () => {
