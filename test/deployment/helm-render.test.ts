@@ -339,8 +339,8 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
       const objects = renderChart({ set: { [`${ctx}.seccompProfile.type`]: 'Localhost', [`${ctx}.seccompProfile.localhostProfile`]: 'profiles/conversation-risk.json' } });
       const rendered = ctx === 'podSecurityContext' ? podSpec(objects).securityContext : container(objects).securityContext;
       expect(rendered?.seccompProfile).toEqual({ type: 'Localhost', localhostProfile: 'profiles/conversation-risk.json' });
-      expect(renderError({ set: { [`${ctx}.seccompProfile.type`]: 'Localhost' } })).toMatch(/localhostProfile/);
-      expect(renderError({ set: { [`${ctx}.seccompProfile.localhostProfile`]: 'profiles/conversation-risk.json' } })).toMatch(/seccompProfile/);
+      expect(renderError({ set: { [`${ctx}.seccompProfile.type`]: 'Localhost' } })).toMatch(/seccompProfile.*missing propert.*localhostProfile/);
+      expect(renderError({ set: { [`${ctx}.seccompProfile.localhostProfile`]: 'profiles/conversation-risk.json' } })).toMatch(/seccompProfile\/localhostProfile'?: false schema/);
     },
   );
 
