@@ -387,7 +387,8 @@ export class JobService implements Jobs {
 
   /** A webhook the notifier will not try again ends as failed, with why, in the job and the metrics. */
   async #webhookGivenUp(jobId: string, messageId: string, reason: string): Promise<void> {
-    await this.#store.updateWebhook(jobId, { status: 'failed', lastError: reason });
+    // Not pending any more: delivered after all by a replica whose lock had lapsed, or its job expired.
+    if (!(await this.#store.failPendingWebhook(jobId, reason))) return;
     this.#metrics.delivery('failed');
     this.#logger.warn({ job_id: jobId, webhook_id: messageId, error: reason }, 'webhook delivery failed');
   }

@@ -94,7 +94,13 @@ export interface JobStore {
    * the record when this call ended it, undefined when it had already ended (another replica did).
    */
   complete(jobId: string, at: number, ttlMs: number): Promise<JobRecord | undefined>;
+  /** Records a delivery's progress or end; changes nothing once the webhook is delivered (that is final). */
   updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void>;
+  /**
+   * Ends a pending webhook as failed, with why. False, changing nothing, when it is not pending any more
+   * (a replica whose lock had lapsed may still have delivered it) or its job is gone.
+   */
+  failPendingWebhook(jobId: string, lastError: string): Promise<boolean>;
   /** For the gauges. */
   counts(): Promise<{ unfinishedJobs: number; pendingItems: number }>;
   close(): Promise<void>;

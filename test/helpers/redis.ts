@@ -4,7 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { connectRedis, type SharedRedis } from '../../src/ops/redis.ts';
 import { freePort } from './app.ts';
 
 export interface RedisServer {
@@ -64,4 +67,22 @@ export async function startRedis(): Promise<RedisServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A redis-server and a connection to it under a key prefix of its own, for the tests of one file:
+ * started before them, closed and stopped after. Read the fields inside tests (they are set in beforeAll).
+ */
+export function redisForSuite(): { server: RedisServer; redis: SharedRedis } {
+  const suite = {} as { server: RedisServer; redis: SharedRedis };
+  beforeAll(async () => {
+    suite.server = await startRedis();
+    suite.redis = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await suite.redis.whenReady(5000);
+  });
+  afterAll(async () => {
+    await suite.redis.close();
+    await suite.server.stop();
+  });
+  return suite;
 }

@@ -156,11 +156,18 @@ export class MemoryJobStore implements JobStore {
 
   async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
     const webhook = this.#jobs.get(jobId)?.record.webhook;
-    if (webhook === undefined) return;
+    if (webhook === undefined || webhook.status === 'delivered') return;
     // Kept once set, as RedisJobStore keeps it: the retry budget runs from the very first attempt.
     const { firstAttemptAt, ...rest } = patch;
     Object.assign(webhook, rest);
     if (firstAttemptAt !== undefined) webhook.firstAttemptAt ??= firstAttemptAt;
+  }
+
+  async failPendingWebhook(jobId: string, lastError: string): Promise<boolean> {
+    const webhook = this.#jobs.get(jobId)?.record.webhook;
+    if (webhook?.status !== 'pending') return false;
+    Object.assign(webhook, { status: 'failed', lastError });
+    return true;
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {

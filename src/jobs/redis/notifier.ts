@@ -5,7 +5,7 @@
 // attempts is recorded as failed, so its job's webhook does not read 'pending' for good.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { SharedRedis } from '../../ops/redis.ts';
+import { untilAborted, type SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
 import type { Deliver, GaveUp, Notifier } from '../notifier.ts';
@@ -16,6 +16,9 @@ import { JobsUnavailableError } from '../types.ts';
 const QUEUE = 'webhooks';
 const WEBHOOK_JOB_ATTEMPTS = 8;
 const WEBHOOK_JOB_BACKOFF_MS = 2000;
+
+/** Past the drain's deadline, how long a delivery cut off there has to fail its entry and record a give-up. */
+const GIVE_UP_GRACE_MS = 1000;
 
 export interface QueueNotifierOptions {
   /** Tries of one webhook (a store read failing, or its replica stopping, uses one); tests shorten them. */
@@ -37,6 +40,8 @@ export class QueueNotifier implements Notifier {
   readonly #stop = new AbortController();
   readonly #attempts: number;
   readonly #backoffMs: number;
+  /** Give-ups being recorded: the drain waits for them, so none is cut off by the connection closing. */
+  readonly #recording = new Set<Promise<void>>();
   #worker: Worker | undefined;
 
   constructor(redis: SharedRedis, lockMs: number, options: QueueNotifierOptions = {}) {
@@ -67,11 +72,12 @@ export class QueueNotifier implements Notifier {
     worker.on('failed', (job: Job<WebhookData> | undefined, err: Error) => {
       if (job === undefined) return;
       if (!exhausted(job, err)) return;
-      const reason =
-        err instanceof JobsUnavailableError
-          ? `Not sent: the job could not be read from the job store (Redis) in ${job.attemptsMade} tries`
-          : 'Not sent: the replicas delivering it stopped repeatedly';
-      void recordGiveUp(() => gaveUp(job.data.job, job.data.message, reason), this.#stop.signal);
+      const tries = job.attemptsMade === 1 ? '1 try' : `${job.attemptsMade} tries`;
+      const reason = `Not sent: given up after ${tries}; the last ${lastTry(err)}`;
+      const recording = recordGiveUp(() => gaveUp(job.data.job, job.data.message, reason), this.#stop.signal).finally(() =>
+        this.#recording.delete(recording),
+      );
+      this.#recording.add(recording);
     });
     this.#worker = worker;
   }
@@ -98,5 +104,18 @@ export class QueueNotifier implements Notifier {
   async drain(deadline: AbortSignal): Promise<void> {
     // Undelivered webhooks stay queued in Redis for the other replicas.
     await drainQueueWorker(this.#worker, this.#queue, this.#stop, deadline);
+    // A delivery cut off at the deadline still fails its queue entry and, on its last try, gives the
+    // webhook up: a short wait lets both reach Redis before it closes (the give-up gets one try: its
+    // retries wait on #stop).
+    const grace = AbortSignal.timeout(GIVE_UP_GRACE_MS);
+    await untilAborted(Promise.allSettled([this.#worker?.close()]), grace).catch(() => undefined);
+    await untilAborted(Promise.allSettled([...this.#recording]), grace).catch(() => undefined);
   }
+}
+
+/** Why the last try failed, as the job's webhook `last_error` says it. */
+function lastTry(err: Error): string {
+  if (err instanceof JobsUnavailableError) return 'could not read the job from the job store (Redis)';
+  if (err.name === 'Interrupted' || /stalled/i.test(err.message)) return 'was cut off: the replica delivering it stopped';
+  return `failed: ${err.name}`;
 }

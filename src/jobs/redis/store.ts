@@ -98,11 +98,19 @@ if KEYS[6] then redis.call('PEXPIRE', KEYS[6], ttl) end
 return 1`;
 
 // ARGV[1]: when the first delivery attempt began, or '' if not given; the rest: fields to set. The
-// first attempt's time is kept once set, so two replicas delivering at once cannot stretch the budget.
+// first attempt's time is kept once set, so two replicas delivering at once cannot stretch the budget;
+// a delivered webhook stays delivered, whatever a replica that lost its lock reports after.
 const UPDATE_WEBHOOK = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 'webhookStatus') == 'delivered' then return 0 end
 if ARGV[1] ~= '' then redis.call('HSETNX', KEYS[1], 'webhookFirstAttemptAt', ARGV[1]) end
 if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+return 1`;
+
+// ARGV[1]: why. Only a pending webhook ends so: 1 when it did.
+const FAIL_PENDING_WEBHOOK = `
+if redis.call('HGET', KEYS[1], 'webhookStatus') ~= 'pending' then return 0 end
+redis.call('HSET', KEYS[1], 'webhookStatus', 'failed', 'webhookLastError', ARGV[1])
 return 1`;
 
 /** A lease as stored: short keys, since every pending submission holds one. */
@@ -338,6 +346,10 @@ export class RedisJobStore implements JobStore {
     const first = patch.firstAttemptAt === undefined ? '' : String(patch.firstAttemptAt);
     if (args.length === 0 && first === '') return;
     await this.#do(() => this.#redis.eval(UPDATE_WEBHOOK, 1, this.#job(jobId), first, ...args));
+  }
+
+  async failPendingWebhook(jobId: string, lastError: string): Promise<boolean> {
+    return (await this.#do(() => this.#redis.eval(FAIL_PENDING_WEBHOOK, 1, this.#job(jobId), lastError))) === 1;
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {

@@ -3,7 +3,7 @@
 // fails) when every attempt at it was cut off, instead of leaving the job running forever. The
 // webhook URL is sealed in the job record, and one the previous version stored in the clear is still
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
-// picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook the queue gives up after all its attempts ends as failed, with why.
+// picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -441,12 +441,41 @@ describe('a webhook the shared queue gives up after all its attempts', () => {
       const job = await jobs.get('key_a', r.job.job_id);
       expect(store.failedReads).toBe(3);
       expect(job?.status).toBe('done');
-      expect(job?.webhook).toEqual({ status: 'failed', attempts: 0, last_error: 'Not sent: the job could not be read from the job store (Redis) in 3 tries' });
+      expect(job?.webhook).toEqual({ status: 'failed', attempts: 0, last_error: 'Not sent: given up after 3 tries; the last could not read the job from the job store (Redis)' });
       expect(warnings).toContain('webhook delivery failed');
       expect(receiver.requests).toHaveLength(0);
     } finally {
       await jobs.drain(1000);
       await receiver.close();
+      await shared.close();
+    }
+  });
+});
+
+describe('a webhook whose last try is cut off by its replica’s shutdown', () => {
+  it('is given up, and the give-up recorded, before the drain returns (so it does not read pending for good)', async () => {
+    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await shared.whenReady(5000);
+    const notifier = new QueueNotifier(shared, 5000, { attempts: 1 });
+    let started = false;
+    const recorded: string[] = [];
+    notifier.start(
+      async (_job, _message, signal) => {
+        started = true;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        throw Object.assign(new Error('interrupted by shutdown; left for another replica'), { name: 'Interrupted' });
+      },
+      async (_job, _message, reason) => {
+        await sleep(50);
+        recorded.push(reason);
+      },
+    );
+    try {
+      await notifier.notify(randomUUID());
+      await until(async () => (started ? true : undefined), 10_000);
+      await notifier.drain(AbortSignal.timeout(100));
+      expect(recorded).toEqual(['Not sent: given up after 1 try; the last was cut off: the replica delivering it stopped']);
+    } finally {
       await shared.close();
     }
   });
