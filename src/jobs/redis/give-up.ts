@@ -1,7 +1,8 @@
 // What BullMQ gives up on must still be recorded: after an entry's last attempt (or its last lapsed
 // lock) BullMQ calls nothing more, so its job, or its job's webhook, would keep an unfinished state
 // for good. Shared by the scheduler (an item) and the notifier (a webhook).
-import type { Job } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
+import { untilAborted } from '../../ops/redis.ts';
 import { fullJitter, sleep } from '../../webhooks/backoff.ts';
 import { JobsUnavailableError } from '../types.ts';
 
@@ -9,14 +10,43 @@ import { JobsUnavailableError } from '../types.ts';
 const TRIES = 12;
 const RETRY_MS = 2000;
 const BACKOFF_CAP_MS = 60_000;
+/** Past a drain's deadline, how long an entry cut off there has to fail and have its give-up recorded. */
+const GRACE_MS = 1000;
 
 /** Whether a BullMQ 'failed' event is its last word on the entry: no attempt left, or stalled too often. */
 export function exhausted(job: Job, err: Error): boolean {
   return job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);
 }
 
-/** Runs `record`, again while the store cannot be reached, until it succeeds, fails otherwise, or `stop`. */
-export async function recordGiveUp(record: () => Promise<void>, stop: AbortSignal): Promise<void> {
+/**
+ * The give-ups one worker is recording: each runs `record`, again while the store cannot be reached,
+ * until it succeeds, fails otherwise, or `stop`; the worker's drain waits for them (settle).
+ */
+export class GiveUps {
+  readonly #stop: AbortSignal;
+  readonly #recording = new Set<Promise<void>>();
+
+  constructor(stop: AbortSignal) {
+    this.#stop = stop;
+  }
+
+  record(record: () => Promise<void>): void {
+    const recording = retried(record, this.#stop).finally(() => this.#recording.delete(recording));
+    this.#recording.add(recording);
+  }
+
+  /**
+   * After drainQueueWorker: an entry cut off at the deadline still fails and, on its last try, is given
+   * up; a short wait lets both reach Redis before it closes (the give-up gets one try once stopping).
+   */
+  async settle(worker: Worker | undefined): Promise<void> {
+    const grace = AbortSignal.timeout(GRACE_MS);
+    await untilAborted(Promise.allSettled([worker?.close()]), grace).catch(() => undefined);
+    await untilAborted(Promise.allSettled([...this.#recording]), grace).catch(() => undefined);
+  }
+}
+
+async function retried(record: () => Promise<void>, stop: AbortSignal): Promise<void> {
   for (let retry = 0; retry < TRIES; retry++) {
     try {
       await record();

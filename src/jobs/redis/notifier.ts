@@ -5,20 +5,17 @@
 // attempts is recorded as failed, so its job's webhook does not read 'pending' for good.
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { untilAborted, type SharedRedis } from '../../ops/redis.ts';
+import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
 import type { Deliver, GaveUp, Notifier } from '../notifier.ts';
 import { webhookMessageId } from '../../webhooks/signing.ts';
-import { exhausted, recordGiveUp } from './give-up.ts';
+import { exhausted, GiveUps } from './give-up.ts';
 import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'webhooks';
 const WEBHOOK_JOB_ATTEMPTS = 8;
 const WEBHOOK_JOB_BACKOFF_MS = 2000;
-
-/** Past the drain's deadline, how long a delivery cut off there has to fail its entry and record a give-up. */
-const GIVE_UP_GRACE_MS = 1000;
 
 export interface QueueNotifierOptions {
   /** Tries of one webhook (a store read failing, or its replica stopping, uses one); tests shorten them. */
@@ -40,8 +37,7 @@ export class QueueNotifier implements Notifier {
   readonly #stop = new AbortController();
   readonly #attempts: number;
   readonly #backoffMs: number;
-  /** Give-ups being recorded: the drain waits for them, so none is cut off by the connection closing. */
-  readonly #recording = new Set<Promise<void>>();
+  readonly #giveUps = new GiveUps(this.#stop.signal);
   #worker: Worker | undefined;
 
   constructor(redis: SharedRedis, lockMs: number, options: QueueNotifierOptions = {}) {
@@ -74,10 +70,7 @@ export class QueueNotifier implements Notifier {
       if (!exhausted(job, err)) return;
       const tries = job.attemptsMade === 1 ? '1 try' : `${job.attemptsMade} tries`;
       const reason = `Not sent: given up after ${tries}; the last ${lastTry(err)}`;
-      const recording = recordGiveUp(() => gaveUp(job.data.job, job.data.message, reason), this.#stop.signal).finally(() =>
-        this.#recording.delete(recording),
-      );
-      this.#recording.add(recording);
+      this.#giveUps.record(() => gaveUp(job.data.job, job.data.message, reason));
     });
     this.#worker = worker;
   }
@@ -104,12 +97,7 @@ export class QueueNotifier implements Notifier {
   async drain(deadline: AbortSignal): Promise<void> {
     // Undelivered webhooks stay queued in Redis for the other replicas.
     await drainQueueWorker(this.#worker, this.#queue, this.#stop, deadline);
-    // A delivery cut off at the deadline still fails its queue entry and, on its last try, gives the
-    // webhook up: a short wait lets both reach Redis before it closes (the give-up gets one try: its
-    // retries wait on #stop).
-    const grace = AbortSignal.timeout(GIVE_UP_GRACE_MS);
-    await untilAborted(Promise.allSettled([this.#worker?.close()]), grace).catch(() => undefined);
-    await untilAborted(Promise.allSettled([...this.#recording]), grace).catch(() => undefined);
+    await this.#giveUps.settle(this.#worker);
   }
 }
 

@@ -13,7 +13,7 @@ import { lockOptions } from './locks.ts';
 import type { ItemHandler, QueuedItem, Scheduler, UnreadableHandler } from '../scheduler.ts';
 import type { Sealer } from './sealing.ts';
 import { JobsUnavailableError } from '../types.ts';
-import { exhausted, recordGiveUp } from './give-up.ts';
+import { exhausted, GiveUps } from './give-up.ts';
 
 const QUEUE = 'items';
 /** BullMQ's largest priority. */
@@ -56,6 +56,7 @@ export class QueueScheduler implements Scheduler {
   readonly #options: QueueSchedulerOptions;
   readonly #queue: Queue;
   readonly #stop = new AbortController();
+  readonly #giveUps = new GiveUps(this.#stop.signal);
   readonly #stalled: Counter;
   #worker: Worker | undefined;
 
@@ -141,7 +142,7 @@ export class QueueScheduler implements Scheduler {
       // Handed back again while the store cannot be reached: the item has left the queue, so nothing
       // else will count it, and its job would stay running for good.
       const detail = `Conversation ${JSON.stringify(d.id)} could not be scored: the replicas running it stopped repeatedly`;
-      void recordGiveUp(() => unreadable(item, detail), this.#stop.signal);
+      this.#giveUps.record(() => unreadable(item, detail));
     });
     this.#worker = worker;
   }
@@ -189,6 +190,7 @@ export class QueueScheduler implements Scheduler {
   async drain(deadline: AbortSignal): Promise<QueuedItem[]> {
     // Takes no new item and waits for those running here; the rest stay queued for other replicas.
     await drainQueueWorker(this.#worker, this.#queue, this.#stop, deadline);
+    await this.#giveUps.settle(this.#worker);
     return [];
   }
 }
