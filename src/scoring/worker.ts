@@ -13,6 +13,7 @@ import { runningByPiece, traceTurns } from './explain.ts';
 import { runModel, type ModelItem } from './inference.ts';
 import { checkSessionSignature, ModelPackageError } from './model-package.ts';
 import { planRuns } from './run-plan.ts';
+import { paddedTokens, sortByShape } from './shape-order.ts';
 import { WORKER_LOAD_FAILED, type ModelManifest, type Prediction, type ScoreRequest } from './types.ts';
 
 export interface WorkerConfig {
@@ -129,22 +130,6 @@ function segmentOutput(harm: number, speaker: Float32Array, logits: Float32Array
   return o;
 }
 
-function longestPiece(segment: EncodedSegment): number {
-  let longest = 0;
-  for (const ids of segment.inputIds) if (ids.length > longest) longest = ids.length;
-  return longest;
-}
-
-/** Token slots the segment takes in an ONNX batch when padded to its own longest piece. */
-function paddedTokens(segment: EncodedSegment): number {
-  return segment.inputIds.length * longestPiece(segment);
-}
-
-/** Sort key: segments of similar shape next to each other waste little padding. */
-function shapeKey(segment: EncodedSegment): number {
-  return segment.inputIds.length * 1024 + longestPiece(segment);
-}
-
 export default async function score(task: WorkerTask): Promise<WorkerResult> {
   // A replacement worker that cannot load (files changed on disk since start) says so in a way the pool
   // recognises, so the scorer reports itself not ready instead of failing every task as a bug.
@@ -173,15 +158,7 @@ export default async function score(task: WorkerTask): Promise<WorkerResult> {
       items.push({ segment: emptySegment, ageFeatures: conv.ageFeatures });
     }
   });
-  if (encoded.length > 1) {
-    const order = items.map((_, i) => i).sort((a, b) => shapeKey((items[a] as ModelItem).segment) - shapeKey((items[b] as ModelItem).segment));
-    const sortedItems = order.map((i) => items[i] as ModelItem);
-    const sortedOwners = order.map((i) => owners[i] as number);
-    const sortedPositions = order.map((i) => positions[i] as number);
-    items.splice(0, items.length, ...sortedItems);
-    owners.splice(0, owners.length, ...sortedOwners);
-    positions.splice(0, positions.length, ...sortedPositions);
-  }
+  if (encoded.length > 1) sortByShape(items, owners, positions);
   const started = performance.now();
   let segmentOutputs: SegmentOutput[];
   try {
