@@ -60,6 +60,9 @@ const FAULT_RETRIES = 2;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Work cut off by this replica's shutdown that a shared queue gives to another replica instead. */
+/** What randomUUID draws: lowercase, version 4. */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 class Interrupted extends Error {
   constructor() {
     super('interrupted by shutdown; left for another replica');
@@ -210,6 +213,9 @@ export class JobService implements Jobs {
   }
 
   async get(keyId: string, jobId: string): Promise<JobView | undefined> {
+    // Job ids are UUIDs (submit draws them): anything else is no job, and never reaches the store,
+    // where `<id>:finished` would name another key of a real job.
+    if (!JOB_ID.test(jobId)) return undefined;
     const record = await this.#store.get(jobId);
     if (record === undefined || record.keyId !== keyId) return undefined;
     return this.#view(record);

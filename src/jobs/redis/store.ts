@@ -113,6 +113,9 @@ if redis.call('HGET', KEYS[1], 'webhookStatus') ~= 'pending' then return 0 end
 redis.call('HSET', KEYS[1], 'webhookStatus', 'failed', 'webhookLastError', ARGV[1])
 return 1`;
 
+/** Results read per HMGET. */
+const RESULTS_CHUNK = 10_000;
+
 /** A lease as stored: short keys, since every pending submission holds one. */
 interface StoredLease {
   /** keyId */
@@ -299,11 +302,17 @@ export class RedisJobStore implements JobStore {
   }
 
   async results(record: JobRecord): Promise<Record<string, ItemResult>> {
-    const stored = await this.#do(() => this.#redis.hgetall(this.#results(record.id)));
+    // HMGET answers in the ids' order: no lookup of caller-chosen ids (`constructor`, `__proto__`) in
+    // an object, where a missing result would find Object.prototype's members instead.
+    // Asked in chunks, so no JOB_MAX_ITEMS spreads past a call's argument limit.
     const entries: Array<[string, ItemResult]> = [];
-    for (const id of record.ids) {
-      const r = stored[id];
-      if (r !== undefined) entries.push([id, JSON.parse(r) as ItemResult]);
+    for (let start = 0; start < record.ids.length; start += RESULTS_CHUNK) {
+      const ids = record.ids.slice(start, start + RESULTS_CHUNK);
+      const stored = await this.#do(() => this.#redis.hmget(this.#results(record.id), ...ids));
+      ids.forEach((id, i) => {
+        const r = stored[i];
+        if (typeof r === 'string') entries.push([id, JSON.parse(r) as ItemResult]);
+      });
     }
     return Object.fromEntries(entries);
   }

@@ -145,6 +145,13 @@ describe('v2 jobs through Redis and BullMQ', () => {
     expect(metrics).toMatch(/conversation_risk_job_stalled_recoveries_total 0/);
     expect(metrics).toMatch(/conversation_risk_jobs_queue_depth 0/);
     expect((await a.app.inject({ method: 'GET', url: '/v2/predict/batch/00000000-0000-4000-8000-000000000000', headers: bearer() })).statusCode).toBe(404);
+    // A job id is a UUID: one with a suffix names none, not a neighbouring key of this job (which read
+    // as a Redis failure: 503 jobs_unavailable).
+    for (const suffix of [':finished', ':results', '.0']) {
+      const other = await a.app.inject({ method: 'GET', url: `${url}${encodeURIComponent(suffix)}`, headers: bearer() });
+      expect(other.statusCode, suffix).toBe(404);
+      expect(other.json().code).toBe('job_not_found');
+    }
   });
 
   it('keeps the per-key job limit across replicas and replays an Idempotency-Key on the other one', async () => {

@@ -480,3 +480,19 @@ describe('a webhook whose last try is cut off by its replica’s shutdown', () =
     }
   });
 });
+
+describe('RedisJobStore reads a job’s results by its ids', () => {
+  it('answers only the results stored, for ids named like built-in object members too (a failed job’s missing results)', async () => {
+    const store = freshStore();
+    const r = record(['constructor', '__proto__', 'toString', 'a']);
+    expect(await store.reserve(leaseOf(r, 40), limits)).toBe('ok');
+    expect(await store.create(r)).toEqual({ created: true });
+    expect(await store.commit(r.id)).toBe(true);
+    await store.markStarted(r.id, Date.now());
+    await store.addResult(r.id, 'a', score);
+    await store.addResult(r.id, 'toString', score);
+    const results = await store.results((await store.get(r.id))!);
+    expect(Object.keys(results).sort()).toEqual(['a', 'toString']);
+    expect(results.a).toEqual(score);
+  });
+});
