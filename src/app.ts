@@ -6,7 +6,7 @@ import type { Server as HttpsServer } from 'node:https';
 import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
 import type { ApiKey } from './http/auth.ts';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.ts';
+import { clientErrorHandler, expectationHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import { codePointLengths } from './http/code-point-lengths.ts';
 import { registerFramingCheck } from './http/framing.ts';
@@ -121,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // A handshake that times out or fails leaves the socket open unless someone closes it.
   if (deps.tls !== undefined) app.server.on('tlsClientError', (_err: Error, socket: { destroy(): void }) => socket.destroy());
+  app.server.on('checkExpectation', expectationHandler);
 
   app.decorateRequest('apiKeyId', undefined);
   await app.register(helmet, { global: true });

@@ -48,6 +48,7 @@ export const ERRORS = {
   unsupported_media_type: def(415, () => 'Unsupported media type: send application/json'),
   content_encoding_unsupported: def(415, () => 'Content-Encoding is not supported: send the body uncompressed'),
   headers_too_large: def(431, () => 'Request headers too large'),
+  expectation_failed: def(417, () => 'Expect: only 100-continue is supported; send the request without it'),
   payload_too_large: def(413, () => 'Request body too large'),
   /** Not an error: the body of the plain-HTTP port's redirect (and of a trusted proxy's plain request). */
   use_https: def<{ location: string }>(308, (p) => `Use HTTPS: ${p.location}`),

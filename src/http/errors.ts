@@ -3,7 +3,7 @@
 // make the `{detail, code}` body. Nothing here reads an error's message, so no stack trace, body
 // fragment or key can reach a client or a log through it.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorRetryAfterS, errorStatus, errorText, type BareCode, type CodedError, type ErrorCode } from '../error-catalogue.ts';
 import { JobsUnavailableError } from '../jobs/types.ts';
@@ -99,6 +99,16 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * Node's `checkExpectation`: an Expect header other than 100-continue. Unhandled, Node answers a bare
+ * 417 with no body; this is the catalogue's, and the connection closes, as after a parser error.
+ */
+export function expectationHandler(_request: IncomingMessage, response: ServerResponse): void {
+  const body = errorBody({ code: 'expectation_failed' });
+  response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  response.end(body);
 }
 
 /**

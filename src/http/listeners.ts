@@ -8,7 +8,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
-import { clientErrorHandler, errorBody } from './errors.ts';
+import { clientErrorHandler, errorBody, expectationHandler } from './errors.ts';
 
 /** A certificate and its key, PEM. */
 export interface TlsMaterial {
@@ -157,6 +157,7 @@ export function createRedirectServer(httpsPort: number, options: NodeServerOptio
   server.keepAliveTimeout = options.keepAliveTimeout;
   // Bad framing, oversized headers and timeouts get the API port's {detail, code} answer, not Node's empty one.
   server.on('clientError', clientErrorHandler);
+  server.on('checkExpectation', expectationHandler);
   return server;
 }
 

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ServerOptions } from 'node:http';
 import type { Metrics } from '../ops/metrics.ts';
 import { closingOptions, registerClosingRefusal } from './closing.ts';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { clientErrorHandler, expectationHandler, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 
 /** Scrapes carry no body: anything larger than this is refused before it is read. */
 const METRICS_BODY_LIMIT = 1024;
@@ -24,6 +24,7 @@ export function buildMetricsServer(metrics: Metrics, options: ServerOptions): Fa
     ...(keepAliveTimeout === undefined ? {} : { keepAliveTimeout }),
     ...(requestTimeout === undefined ? {} : { requestTimeout }),
   }) as unknown as FastifyInstance;
+  server.server.on('checkExpectation', expectationHandler);
   registerErrorHandling(server, METRICS_BODY_LIMIT);
   registerClosingRefusal(server);
   server.get('/metrics', async (_request, reply) => {

@@ -92,6 +92,17 @@ describe('errors raised below Fastify answer {detail, code}', () => {
   });
 });
 
+describe('an Expect header other than 100-continue', () => {
+  it.each([
+    ['the API port', () => portOf(plainListeners)],
+    ['the metrics port', () => metricsPort],
+  ])('on %s is a 417 with a detail, and the connection closes', async (_name, port) => {
+    const { answer } = await exchange(port(), ['POST /predict HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}']);
+    expect(statusAndBody(answer)).toEqual({ status: 417, body: { detail: 'Expect: only 100-continue is supported; send the request without it', code: 'expectation_failed' } });
+    expect(headOf(answer)).toContain('connection: close');
+  });
+});
+
 describe("errors raised by Fastify's router answer {detail, code} and echo nothing of the URL", () => {
   it('a malformed percent-encoding is a 400 with a detail', async () => {
     const { answer } = await exchange(portOf(plainListeners), ['GET /v2/predict/batch/%zzSECRET HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
