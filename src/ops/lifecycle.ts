@@ -1,5 +1,6 @@
 // Graceful shutdown: on SIGTERM/SIGINT stop accepting, let in-flight requests finish within the grace
-// period, close the scorer's workers, exit 0. Past the grace period close-with-grace exits 1.
+// period, close the scorer's workers, exit 0. Past the grace period, or on a second signal,
+// close-with-grace exits 1. Signals during start-up: stop-signals.ts and serve.ts.
 import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
 
@@ -16,6 +17,11 @@ export function installGracefulShutdown({ logger, graceMs, steps }: ShutdownOpti
       delay: graceMs,
       logger: false,
       onTimeout: (ms: number) => logger.error({ grace_ms: ms }, 'shutdown grace period exceeded; exiting'),
+      // close-with-grace then exits 1 at once, cutting what is in flight: the log says so.
+      onSecondSignal: (signal: NodeJS.Signals) => {
+        logger.warn({ signal }, 'second stop signal: exiting now, requests in flight are cut off');
+        logger.flush();
+      },
     },
     async ({ signal, err }) => {
       if (err !== undefined) logger.fatal({ err }, 'fatal error; shutting down');
@@ -29,24 +35,4 @@ export function installGracefulShutdown({ logger, graceMs, steps }: ShutdownOpti
     },
   );
   return { close: () => void handle.close() };
-}
-
-/**
- * Until the graceful shutdown is installed: a stop signal during start-up (keys, TLS, the model's
- * load, binding) ends the process at once, exit 0, nothing being in flight yet. Node as PID 1 (the
- * image runs no init) ignores a signal it has no handler for, so without this a stop during start-up
- * waits out the whole grace period and ends in SIGKILL. Returns what removes the handler.
- */
-export function exitOnSignalDuringStartup(logger: Logger): () => void {
-  const onSignal = (signal: NodeJS.Signals): void => {
-    logger.info({ signal }, 'stopped during start-up');
-    logger.flush();
-    process.exit(0);
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
-  return () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-  };
 }
