@@ -61,7 +61,8 @@ export function auditRecord(
 export function createAudit(logger: Logger, enabled: boolean, hashKey?: Buffer): AuditSink {
   if (!enabled) return () => {};
   // A child without bindings of the request: the line holds the record and the logger's base fields only.
-  const audit = logger.child({ log: 'audit' });
+  // Its own level: AUDIT_LOG asks for the record whatever LOG_LEVEL quiets (warn, error, even silent).
+  const audit = logger.child({ log: 'audit' }, { level: 'info' });
   return (conversation, prediction, modelVersion, latencyMs, job) => {
     audit.info({ audit: auditRecord(conversation, prediction, modelVersion, latencyMs, job, hashKey) }, 'prediction');
   };

@@ -148,6 +148,20 @@ describe('logs', () => {
     }
   });
 
+  it.each(['warn', 'error', 'silent'] as const)('writes the audit lines with AUDIT_LOG on and LOG_LEVEL %s, which quiets the rest', async (level) => {
+    const quiet = captureLogs(level);
+    const app = await startTestApp({ logger: quiet.logger, scorer: t.scorer, env: { AUDIT_LOG: 'true', LOG_LEVEL: level } });
+    try {
+      await app.app.inject({ method: 'POST', url: '/predict', headers: bearer(), payload: { conversation: 'user1: hi' } });
+      await app.app.inject({ method: 'GET', url: '/nowhere', headers: bearer() });
+      const lines = quiet.lines.map((l) => JSON.parse(l) as { audit?: unknown; level: number });
+      expect(lines.filter((l) => l.audit !== undefined)).toHaveLength(1);
+      expect(lines.filter((l) => l.audit === undefined && l.level < 40)).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('writes no audit line when AUDIT_LOG is off', async () => {
     const quiet = captureLogs('trace');
     const app = await startTestApp({ logger: quiet.logger, scorer: t.scorer });
