@@ -101,7 +101,21 @@ describe('helm values schema', () => {
     ['an unknown key under config.auditHashKey', (v) => (((v.config as JsonObject).auditHashKey as JsonObject).key = 'k'.repeat(64)), 'additionalProperties'],
     ['an audit hash key item that is no file name', (v) => (((v.config as JsonObject).auditHashKey as JsonObject).existingSecretKey = '../key'), 'pattern'],
     ['an empty audit hash key item', (v) => (((v.config as JsonObject).auditHashKey as JsonObject).existingSecretKey = ''), 'minLength'],
+    ['an API key Secret item that is no file name', (v) => ((v.auth as JsonObject).existingSecretKey = 'api keys'), 'pattern'],
+    ['a Redis URL Secret item that is no file name', (v) => ((v.redis as JsonObject).urlKey = 'redis/url'), 'pattern'],
+    ['a Redis encryption key Secret item that is no file name', (v) => ((v.redis as JsonObject).encryptionKeyKey = 'key file'), 'pattern'],
+    ['a webhook secret item that is no file name', (v) => ((v.webhooks as JsonObject).existingSecretKey = 'a/b'), 'pattern'],
+    // Prometheus reads whole numbers of units from y to ms, in order: promtool and the Operator's CRDs refuse the rest.
+    ['an alert duration with a fraction (1.5m)', (v) => (((v.metrics as JsonObject).prometheusRule as JsonObject).for = '1.5m'), 'pattern'],
+    ['an alert duration with its units out of order (30s1m)', (v) => (((v.metrics as JsonObject).prometheusRule as JsonObject).queueFullFor = '30s1m'), 'pattern'],
+    ['a scrape interval with a fraction (0.5m)', (v) => (((v.metrics as JsonObject).serviceMonitor as JsonObject).interval = '0.5m'), 'pattern'],
+    ['an empty scrape timeout', (v) => (((v.metrics as JsonObject).serviceMonitor as JsonObject).scrapeTimeout = ''), 'minLength'],
   ];
+  it.each(['1m30s', '2h', '1d', '500ms', '1w2d'])('accepts the Prometheus duration %s for an alert', (duration) => {
+    const values = clone(defaults);
+    ((values.metrics as JsonObject).prometheusRule as JsonObject).for = duration;
+    expect(validate(values), errors()).toBe(true);
+  });
   // The service's own TRUST_PROXY rules (src/config.ts), so the chart refuses what the pod would.
   it.each(['false', 'true', '2', '10.0.0.0/8', '10.0.0.0/8, loopback', '192.168.1.7,fd00::/8', '::1', '2001:db8::1/64', 'linklocal,uniquelocal'])(
     'accepts trustProxy %s',

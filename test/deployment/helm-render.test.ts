@@ -344,6 +344,13 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     },
   );
 
+  it('refuses two Service ports of one number (the API server would refuse the Service), naming them', () => {
+    expect(renderError({ set: { 'service.ports.metrics': 443 } })).toContain('\n- the Service ports in use must differ: {"service.ports.https":443,"service.ports.metrics":443}');
+    // The redirect's port counts only when the redirect is served.
+    const result = helmTemplate({ set: { 'service.ports.http': 443, 'config.httpRedirect': false } });
+    expect(result.status, result.stderr).toBe(0);
+  });
+
   it('refuses config.maxInflightBodyBytes below config.bodyLimitBytes, as the service would at start', () => {
     expect(renderError({ set: { 'config.bodyLimitBytes': 5000, 'config.maxInflightBodyBytes': 1000 } })).toContain('\n- config.maxInflightBodyBytes must be at least config.bodyLimitBytes');
   });

@@ -175,6 +175,14 @@ rather than drop them. */ -}}
 {{- if lt (len (values $ports | uniq)) (len $ports) -}}
 {{- $problems = append $problems (printf "the container ports in use must differ: %s" (toJson $ports)) -}}
 {{- end -}}
+{{- /* The API server refuses a Service with two ports of one number (and protocol). */ -}}
+{{- $servicePorts := dict -}}
+{{- $_ := set $servicePorts "service.ports.https" (int .Values.service.ports.https) -}}
+{{- if include "conversation-risk.httpRedirect" . -}}{{- $_ := set $servicePorts "service.ports.http" (int .Values.service.ports.http) -}}{{- end -}}
+{{- if .Values.metrics.enabled -}}{{- $_ := set $servicePorts "service.ports.metrics" (int .Values.service.ports.metrics) -}}{{- end -}}
+{{- if lt (len (values $servicePorts | uniq)) (len $servicePorts) -}}
+{{- $problems = append $problems (printf "the Service ports in use must differ: %s" (toJson $servicePorts)) -}}
+{{- end -}}
 {{- with $problems -}}
 {{- fail (printf "\n%d problem(s) in the values:\n- %s" (len .) (join "\n- " .)) -}}
 {{- end -}}
