@@ -180,12 +180,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((raw.TLS_CERT_FILE === undefined) !== (raw.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   }
-  if (raw.MAX_INFLIGHT_BODY_BYTES < raw.BODY_LIMIT_BYTES) {
-    // Below it the real body limit would silently be the in-flight budget, and one key could hold it all.
-    throw new ConfigError(
-      `invalid configuration: MAX_INFLIGHT_BODY_BYTES (${raw.MAX_INFLIGHT_BODY_BYTES}) must be at least BODY_LIMIT_BYTES (${raw.BODY_LIMIT_BYTES}); twice it keeps room for one maximum-size body of another key`,
-    );
-  }
   if (raw.API_KEYS !== undefined && raw.API_KEYS_FILE !== undefined) {
     throw new ConfigError('invalid configuration: set API_KEYS or API_KEYS_FILE, not both');
   }

@@ -351,10 +351,6 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(result.status, result.stderr).toBe(0);
   });
 
-  it('refuses config.maxInflightBodyBytes below config.bodyLimitBytes, as the service would at start', () => {
-    expect(renderError({ set: { 'config.bodyLimitBytes': 5000, 'config.maxInflightBodyBytes': 1000 } })).toContain('\n- config.maxInflightBodyBytes must be at least config.bodyLimitBytes');
-  });
-
   it('refuses a CPU limit it cannot compare with config.workers, saying which forms it reads', () => {
     expect(renderError({ set: { 'resources.limits.cpu': '2k' } })).toContain('resources.limits.cpu "2k": give cores ("2", 1.5) or millicores ("1500m")');
   });

@@ -117,11 +117,6 @@ describe('configuration', () => {
     expect(() => loadConfig({ API_KEYS: 'a', API_KEYS_FILE: '/k' })).toThrow(/API_KEYS or API_KEYS_FILE/);
   });
 
-  it('refuses an in-flight body budget smaller than one maximum-size body, naming both variables', () => {
-    expect(() => loadConfig({ BODY_LIMIT_BYTES: '5000', MAX_INFLIGHT_BODY_BYTES: '1000' })).toThrow(/MAX_INFLIGHT_BODY_BYTES \(1000\) must be at least BODY_LIMIT_BYTES \(5000\)/);
-    expect(loadConfig({ BODY_LIMIT_BYTES: '5000', MAX_INFLIGHT_BODY_BYTES: '5000' }).MAX_INFLIGHT_BODY_BYTES).toBe(5000);
-  });
-
   it('reads the audit hash key from the first line of AUDIT_HASH_KEY_FILE, refusing one unreadable or shorter than 32 characters', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));
     writeFileSync(join(dir, 'good'), `${'a'.repeat(64)}\nignored`);

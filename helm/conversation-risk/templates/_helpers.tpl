@@ -116,9 +116,6 @@ problem is collected first, so one render lists them all.
 {{- if and (not .Values.tls.enabled) (or .Values.tls.existingSecret .Values.tls.certManager.enabled) -}}
 {{- $problems = append $problems "tls.enabled is false: tls.existingSecret and tls.certManager are not used" -}}
 {{- end -}}
-{{- if lt (int64 .Values.config.maxInflightBodyBytes) (int64 .Values.config.bodyLimitBytes) -}}
-{{- $problems = append $problems "config.maxInflightBodyBytes must be at least config.bodyLimitBytes (the service refuses to start otherwise)" -}}
-{{- end -}}
 {{- if .Values.autoscaling.hpa.enabled -}}
 {{- if lt (int .Values.autoscaling.hpa.maxReplicas) (int .Values.autoscaling.hpa.minReplicas) -}}
 {{- $problems = append $problems "autoscaling.hpa.maxReplicas must be >= minReplicas" -}}
