@@ -24,7 +24,7 @@ const imports: Array<{ file: string; target: string }> = sources(SRC).flatMap((p
 
 /** The layers from the top down; a file may import its own layer and any below it. */
 const LAYERS: Array<[string, (path: string) => boolean]> = [
-  ['entry', (p) => p === 'main.ts' || p === 'app.ts'],
+  ['entry', (p) => p === 'main.ts' || p === 'serve.ts' || p === 'app.ts'],
   ['routes', (p) => p.startsWith('routes/')],
   ['http', (p) => p.startsWith('http/')],
   ['config', (p) => p === 'config.ts'],
