@@ -103,11 +103,12 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
 
 /**
  * Node's `checkExpectation`: an Expect header other than 100-continue. Unhandled, Node answers a bare
- * 417 with no body; this is the catalogue's, and the connection closes, as after a parser error.
+ * 417 with no body; this is the catalogue's. The connection stays open, as Node keeps it: Node reads
+ * and drops a body still arriving, where closing under it would reset the socket before the answer.
  */
 export function expectationHandler(_request: IncomingMessage, response: ServerResponse): void {
   const body = errorBody({ code: 'expectation_failed' });
-  response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }
 

@@ -59,10 +59,10 @@ const FAULT_RETRIES = 2;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Work cut off by this replica's shutdown that a shared queue gives to another replica instead. */
 /** What randomUUID draws: lowercase, version 4. */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+/** Work cut off by this replica's shutdown that a shared queue gives to another replica instead. */
 class Interrupted extends Error {
   constructor() {
     super('interrupted by shutdown; left for another replica');

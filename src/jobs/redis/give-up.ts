@@ -10,8 +10,11 @@ import { JobsUnavailableError } from '../types.ts';
 const TRIES = 12;
 const RETRY_MS = 2000;
 const BACKOFF_CAP_MS = 60_000;
-/** Past a drain's deadline, how long an entry cut off there has to fail and have its give-up recorded. */
-const GRACE_MS = 1000;
+/**
+ * Past a drain's deadline, how long an entry cut off there has to fail and have its give-up recorded:
+ * a few Redis round trips, kept short since it comes out of what the shutdown grace period has left.
+ */
+const GRACE_MS = 250;
 
 /** Whether a BullMQ 'failed' event is its last word on the entry: no attempt left, or stalled too often. */
 export function exhausted(job: Job, err: Error): boolean {
@@ -23,15 +26,17 @@ export function exhausted(job: Job, err: Error): boolean {
  * until it succeeds, fails otherwise, or `stop`; the worker's drain waits for them (settle).
  */
 export class GiveUps {
-  readonly #stop: AbortSignal;
+  /** Aborted with the worker's stop, or once settled: no retry outlives the drain. */
+  readonly #stop = new AbortController();
   readonly #recording = new Set<Promise<void>>();
 
   constructor(stop: AbortSignal) {
-    this.#stop = stop;
+    if (stop.aborted) this.#stop.abort();
+    else stop.addEventListener('abort', () => this.#stop.abort(), { once: true });
   }
 
   record(record: () => Promise<void>): void {
-    const recording = retried(record, this.#stop).finally(() => this.#recording.delete(recording));
+    const recording = retried(record, this.#stop.signal).finally(() => this.#recording.delete(recording));
     this.#recording.add(recording);
   }
 
@@ -43,6 +48,7 @@ export class GiveUps {
     const grace = AbortSignal.timeout(GRACE_MS);
     await untilAborted(Promise.allSettled([worker?.close()]), grace).catch(() => undefined);
     await untilAborted(Promise.allSettled([...this.#recording]), grace).catch(() => undefined);
+    this.#stop.abort();
   }
 }
 
