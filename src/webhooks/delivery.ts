@@ -56,6 +56,8 @@ interface AttemptOutcome {
   result: AttemptResult;
   error?: string;
   retryAfterMs?: number;
+  /** The receiver said not to try again (410 Gone, as Standard Webhooks reads it). */
+  final?: boolean;
 }
 
 async function attempt(url: URL, message: WebhookMessage, policy: DeliveryPolicy, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
@@ -82,6 +84,8 @@ async function attempt(url: URL, message: WebhookMessage, policy: DeliveryPolicy
     if (response.status >= 200 && response.status < 300) return { ok: true, result: 'success' };
     const waitHint =
       response.status === 429 || response.status === 503 ? retryAfterMs(response.headers.get('retry-after')) : undefined;
+    // 410: the endpoint is gone (Standard Webhooks: stop sending to it); other failures may pass.
+    if (response.status === 410) return { ok: false, result: 'http_error', error: 'HTTP 410 (gone: not tried again)', final: true };
     return {
       ok: false,
       result: response.status >= 300 && response.status < 400 ? 'redirect' : 'http_error',
@@ -116,7 +120,7 @@ export async function deliverWebhook(
     onAttempt?.(n, started);
     if (outcome.ok) return { delivered: true, attempts: n };
     lastError = outcome.error;
-    if (signal?.aborted || n === policy.maxAttempts) return { delivered: false, attempts: n, lastError };
+    if (signal?.aborted || n === policy.maxAttempts || outcome.final === true) return { delivered: false, attempts: n, lastError };
     const backoff = fullJitter(policy.retryBaseMs, n - 1, policy.maxRetryMs);
     // Retry-After is a floor on the wait, never a way past the total budget.
     const wait = Math.max(backoff, outcome.retryAfterMs ?? 0);

@@ -56,7 +56,9 @@ export class QueueNotifier implements Notifier {
       {
         connection: this.#redis.blocking(),
         prefix: this.#redis.prefix,
-        concurrency: 4,
+        // A delivery waits out its backoff in its slot (up to WEBHOOK_MAX_RETRY_MS): enough slots that a
+        // few dead receivers do not hold up every other webhook on this replica.
+        concurrency: 32,
         ...lockOptions(this.#lockMs),
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },

@@ -167,6 +167,15 @@ describe('delivery to a real receiver', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('stops at a 410 Gone (Standard Webhooks: the endpoint is gone), where a 404 is tried again', async () => {
+    receiver.script(...Array.from({ length: 4 }, () => ({ status: 410 })));
+    expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: false, attempts: 1, lastError: 'HTTP 410 (gone: not tried again)' });
+    expect(receiver.requests).toHaveLength(1);
+    receiver.requests.length = 0;
+    receiver.script({ status: 404 });
+    expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: true, attempts: 2 });
+  });
+
   it('never follows a redirect: a 3xx is a failed attempt', async () => {
     const redirect = { status: 307, headers: { location: receiver.url('/elsewhere') } };
     receiver.script(redirect, redirect, redirect, redirect);
