@@ -88,15 +88,15 @@ function record(r: Row): ExportRecord {
 }
 
 /**
- * A CSV cell: quoted when it holds a comma, quote or line break; a caller-chosen id that starts like a
- * spreadsheet formula (`=`, `+`, `-`, `@`, tab, carriage return) is prefixed with `'` so that opening
- * the export never runs it.
+ * A CSV cell: every string quoted, so a spreadsheet that splits on `;` or a tab (Excel in many locales)
+ * cannot cut a caller-chosen id into a cell of its own; an id that starts like a formula (`=`, `+`,
+ * `-`, `@`, tab, carriage return) is also prefixed with `'` so that opening the export never runs it.
  */
 export function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
   if (typeof value !== 'string') return String(value);
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+  return `"${safe.replaceAll('"', '""')}"`;
 }
 
 export function toCsv(rows: readonly Row[]): string {

@@ -52,7 +52,8 @@ export function setupFileView(api: Api, notices: Notices): void {
     const parts: Array<Node | string> = [el('p', {}, `${count} chat${count === 1 ? '' : 's'} read from ${file.name}.`)];
     if (read.refused.length > 0) {
       const list = el('ul', { class: 'refused' });
-      for (const r of read.refused.slice(0, LISTED_REFUSALS)) list.append(el('li', {}, `line ${r.line}: ${r.reason}`));
+      // The reason quotes the file's own text (an id): isolated, a bidi override in it cannot reorder the line number.
+      for (const r of read.refused.slice(0, LISTED_REFUSALS)) list.append(el('li', {}, `line ${r.line}: `, el('bdi', {}, r.reason)));
       if (read.refused.length > LISTED_REFUSALS) list.append(el('li', {}, `and ${read.refused.length - LISTED_REFUSALS} more`));
       parts.push(el('p', {}, `${read.refused.length} line${read.refused.length === 1 ? '' : 's'} left out:`), list);
     }
@@ -271,7 +272,7 @@ export function setupFileView(api: Api, notices: Notices): void {
     lastOpened = id;
     const back = el('button', { type: 'button', class: 'back' }, '← Back to the results');
     const host = el('div', { class: 'result' });
-    detail.replaceChildren(back, el('h3', { tabindex: -1, id: 'file-detail-title' }, `${id} (file line ${row.line})`), host);
+    detail.replaceChildren(back, el('h3', { tabindex: -1, id: 'file-detail-title' }, el('bdi', {}, id), ` (file line ${row.line})`), host);
     renderResult(host, { scores: row.scores, messages: chat.item.messages }, 'row');
     results.hidden = true;
     detail.hidden = false;

@@ -46,6 +46,8 @@ export async function protectRoutes(scope: FastifyInstance, opts: ProtectedConte
   const windowSeconds = Math.ceil(opts.rateLimitWindowMs / 1000);
   scope.addHook('onSend', (_request, reply, payload, done) => {
     addStandardRateLimitHeaders(reply, windowSeconds);
+    // Scores, previews (the conversation's own text) and results: no cache on the way keeps a copy.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 }

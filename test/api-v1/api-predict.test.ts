@@ -192,6 +192,15 @@ describe('POST /predict', () => {
     expect(res.json()).toEqual({ detail: 'Not found', code: 'not_found' });
   });
 
+  it('answers scores with Cache-Control: no-store (the preview is the conversation’s own text), errors too', async () => {
+    const ok = await predict({ conversation: 'user1: hi\nuser2: hello' });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['cache-control']).toBe('no-store');
+    const bad = await predict({ conversation: '' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.headers['cache-control']).toBe('no-store');
+  });
+
   it('sets security headers (HSTS, nosniff) on answers', async () => {
     const res = await predict({ conversation: chat(2) });
     expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);

@@ -288,6 +288,8 @@ describe.skipIf(!haveChromium)('the review console in Chromium', () => {
     await detail.locator('.chart').waitFor();
     expect(await page.locator('#file-results').isHidden()).toBe(true);
     expect(await detail.locator('h3').first().textContent()).toBe('line-8 (file line 8)');
+    // The id is the file's own text: isolated, so a bidi override in it cannot reorder the line number.
+    expect(await detail.locator('h3 > bdi').textContent()).toBe('line-8');
     expect(await page.locator(':focus').getAttribute('id')).toBe('file-detail-title');
     expect(await detail.locator('ol.chat > li').count()).toBe(6);
     expect(await detail.locator('ol.chat > li').nth(4).locator('.msg-text').textContent()).toBe('are you home alone');

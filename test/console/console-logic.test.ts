@@ -129,19 +129,21 @@ describe('results', () => {
     const csv = toCsv(rows);
     const lines = csv.trimEnd().split('\r\n');
     expect(lines[0]).toBe(EXPORT_COLUMNS.join(','));
-    expect(lines[2]).toBe('a,1,0.9,true,Critical,user1,0.45,0.45,0.09999999999999998,0.5,1,false,1');
+    expect(lines[2]).toBe('"a",1,0.9,true,"Critical","user1",0.45,0.45,0.09999999999999998,0.5,1,false,1');
     const jsonl = toJsonl(rows).trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(jsonl).toHaveLength(3);
     for (const record of jsonl) expect(Object.keys(record)).toEqual([...EXPORT_COLUMNS]);
     expect(jsonl[0]).toMatchObject({ id: 'b', harmfulness_score: 0.3, first_alert_index: null });
   });
 
-  it('a CSV cell is quoted when needed and never starts a spreadsheet formula', () => {
-    expect(csvCell('plain')).toBe('plain');
+  it('a CSV string cell is always quoted and never starts a spreadsheet formula, whatever separator the spreadsheet splits on', () => {
+    expect(csvCell('plain')).toBe('"plain"');
     expect(csvCell('a,b')).toBe('"a,b"');
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
     expect(csvCell('=HYPERLINK("http://x")')).toBe('"\'=HYPERLINK(""http://x"")"');
-    for (const start of ['+', '-', '@', '\t']) expect(csvCell(`${start}1`)).toBe(start === '\t' ? "'\t1" : `'${start}1`);
+    for (const start of ['+', '-', '@', '\t']) expect(csvCell(`${start}1`)).toBe(`"'${start}1"`);
+    // Excel in a semicolon locale splits an unquoted cell at `;`: the formula after it would be a cell of its own.
+    expect(csvCell('x;=1+1')).toBe('"x;=1+1"');
     expect(csvCell(null)).toBe('');
     expect(csvCell(0.25)).toBe('0.25');
   });
