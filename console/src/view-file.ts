@@ -10,6 +10,11 @@ import { renderResult } from './view-result.ts';
 
 /** Lines a summary lists by name before it says "and N more". */
 const LISTED_REFUSALS = 10;
+/**
+ * The largest file read: past it the tab would hold the whole text (and its parse) for a job the API
+ * would refuse anyway (a job's body is at most BODY_LIMIT_BYTES, 32 MiB by default).
+ */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Polling: the first poll soon, then further apart (every poll spends the key's rate-limit budget). */
 const POLL_FIRST_MS = 400;
 const POLL_MAX_MS = 5000;
@@ -47,6 +52,12 @@ export function setupFileView(api: Api, notices: Notices): void {
     results.replaceChildren();
     detail.hidden = true;
     job.replaceChildren();
+    if (file.size > MAX_FILE_BYTES) {
+      read = undefined;
+      summary.replaceChildren(el('p', {}, `${file.name} is ${Math.ceil(file.size / 1024 / 1024)} MiB, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB this page reads: split it into smaller files.`));
+      submit.hidden = true;
+      return;
+    }
     read = readJsonl(await file.text());
     const count = read.chats.length;
     const parts: Array<Node | string> = [el('p', {}, `${count} chat${count === 1 ? '' : 's'} read from ${file.name}.`)];

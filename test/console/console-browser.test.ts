@@ -336,6 +336,18 @@ describe.skipIf(!haveChromium)('the review console in Chromium', () => {
     await shot(page, '4-rate-limit', false);
   }, 60_000);
 
+  it('a file over 64 MiB is not read: the page says to split it, and offers nothing to score', async () => {
+    const page = await newPage();
+    await openWithKey(page, main);
+    await page.locator('#tab-file').click();
+    const dropped = await page.evaluateHandle(
+      `(() => { const dt = new DataTransfer(); dt.items.add(new File([new Uint8Array(65 * 1024 * 1024)], 'huge.jsonl', { type: 'application/jsonl' })); return dt; })()`,
+    );
+    await page.locator('#file-drop').dispatchEvent('drop', { dataTransfer: dropped });
+    await eventually(() => page.locator('#file-summary').textContent()).toBe('huge.jsonl is 65 MiB, over the 64 MiB this page reads: split it into smaller files.');
+    expect(await page.locator('#file-submit').isHidden()).toBe(true);
+  }, 60_000);
+
   it('a degraded model: 503 says the model is not loaded and when to retry, for a chat and for a file', async () => {
     const page = await newPage();
     await openWithKey(page, degraded);
