@@ -22,7 +22,7 @@ import type { Prediction } from '../../../../src/scoring/types.ts';
 import { testConfig } from '../../../helpers/app.ts';
 import { startRedis, type RedisServer } from '../../../helpers/redis.ts';
 import { until } from '../../../helpers/wait.ts';
-import { startReceiver, verifyStandardWebhook } from '../../../helpers/webhook-receiver.ts';
+import { startReceiver, verifyStandardWebhook, type Receiver } from '../../../helpers/webhook-receiver.ts';
 
 let server: RedisServer;
 let redis: SharedRedis;
@@ -332,43 +332,56 @@ describe('the webhook URL is sealed in the job record', () => {
   });
 });
 
+/** A store whose next `readsToFail` reads fail, as a Redis failing over, once a job has ended. */
+class ReadsFailAfterCompletion extends RedisJobStore {
+  readonly sealer: Sealer;
+  readsToFail: number;
+  armed = false;
+  failedReads = 0;
+  constructor(shared: SharedRedis, sealer: Sealer, readsToFail: number) {
+    super(shared.command, shared.prefix, { leaseMs: 60_000, sealer });
+    this.sealer = sealer;
+    this.readsToFail = readsToFail;
+  }
+  override async complete(id: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
+    const ended = await super.complete(id, at, ttlMs);
+    this.armed = true;
+    return ended;
+  }
+  override async get(id: string): Promise<JobRecord | undefined> {
+    if (this.armed && this.failedReads < this.readsToFail) {
+      this.failedReads++;
+      throw new JobsUnavailableError('the job store (Redis) cannot be reached');
+    }
+    return super.get(id);
+  }
+}
+
+/** A JobService on `shared` and `store` that scores every chat Safe, its webhooks signed with `secret` to `receiver`. */
+function webhookJobs(shared: SharedRedis, store: ReadsFailAfterCompletion, secret: string, receiver: Receiver, notifier: QueueNotifier, warn: (msg: string) => void = () => {}) {
+  const registry = new Registry();
+  const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
+  const jobs = new JobService(
+    {
+      config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
+      ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
+      registry,
+      logger: { info: () => {}, warn: (_o: object, msg: string) => warn(msg) },
+    },
+    { store, scheduler: new QueueScheduler({ redis: shared, sealer: store.sealer, concurrency: 2, lockMs: 5000, registry }), notifier },
+  );
+  return { jobs, registry };
+}
+
 describe('a webhook whose job cannot be read when a replica picks it up', () => {
   it('is tried again after the queue’s backoff and delivered once, not dropped as if the job were gone', async () => {
     const receiver = await startReceiver();
     const secret = 'whsec_' + Buffer.alloc(32, 6).toString('base64');
     const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
     await shared.whenReady(5000);
-    const sealer = new Sealer(randomBytes(32));
-    /** The first read after the job ended (the webhook worker's) meets Redis failing over. */
-    class FailingOverStore extends RedisJobStore {
-      armed = false;
-      failedReads = 0;
-      override async complete(id: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
-        const ended = await super.complete(id, at, ttlMs);
-        this.armed = true;
-        return ended;
-      }
-      override async get(id: string): Promise<JobRecord | undefined> {
-        if (this.armed) {
-          this.armed = false;
-          this.failedReads++;
-          throw new JobsUnavailableError('the job store (Redis) cannot be reached');
-        }
-        return super.get(id);
-      }
-    }
-    const store = new FailingOverStore(shared.command, shared.prefix, { leaseMs: 60_000, sealer });
-    const registry = new Registry();
-    const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
-    const jobs = new JobService(
-      {
-        config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
-        ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
-        registry,
-        logger: { info: () => {}, warn: () => {} },
-      },
-      { store, scheduler: new QueueScheduler({ redis: shared, sealer, concurrency: 2, lockMs: 5000, registry }), notifier: new QueueNotifier(shared, 5000) },
-    );
+    // The first read after the job ended (the webhook worker's) meets Redis failing over.
+    const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), 1);
+    const { jobs } = webhookJobs(shared, store, secret, receiver, new QueueNotifier(shared, 5000));
     try {
       const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url('/failover') });
       if (!r.ok) throw new Error(r.error.code);
@@ -395,49 +408,17 @@ describe('a webhook the shared queue gives up after all its attempts', () => {
     const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
     const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
     await shared.whenReady(5000);
-    const sealer = new Sealer(randomBytes(32));
-    /** Once the job has ended, every read fails (a Redis that stays unreachable for the reader) until healed. */
-    class UnreadableStore extends RedisJobStore {
-      ended = false;
-      healed = false;
-      failedReads = 0;
-      override async complete(id: string, at: number, ttlMs: number): Promise<JobRecord | undefined> {
-        const ended = await super.complete(id, at, ttlMs);
-        this.ended = true;
-        return ended;
-      }
-      override async get(id: string): Promise<JobRecord | undefined> {
-        if (this.ended && !this.healed) {
-          this.failedReads++;
-          throw new JobsUnavailableError('the job store (Redis) cannot be reached');
-        }
-        return super.get(id);
-      }
-    }
-    const store = new UnreadableStore(shared.command, shared.prefix, { leaseMs: 60_000, sealer });
-    const registry = new Registry();
+    // Once the job has ended, every read fails (a Redis that stays unreachable for the reader) until healed.
+    const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), Infinity);
     const warnings: string[] = [];
-    const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
-    const jobs = new JobService(
-      {
-        config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
-        ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
-        registry,
-        logger: { info: () => {}, warn: (_o: object, msg: string) => void warnings.push(msg) },
-      },
-      {
-        store,
-        scheduler: new QueueScheduler({ redis: shared, sealer, concurrency: 2, lockMs: 5000, registry }),
-        notifier: new QueueNotifier(shared, 5000, { attempts: 3, backoffMs: 50 }),
-      },
-    );
+    const { jobs, registry } = webhookJobs(shared, store, secret, receiver, new QueueNotifier(shared, 5000, { attempts: 3, backoffMs: 50 }), (msg) => warnings.push(msg));
     const failedDeliveries = async () =>
       (await registry.getSingleMetric('conversation_risk_webhook_deliveries_total')?.get())?.values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
     try {
       const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url('/never') });
       if (!r.ok) throw new Error(r.error.code);
       await until(async () => ((await failedDeliveries()) === 1 ? true : undefined), 20_000);
-      store.healed = true;
+      store.readsToFail = 0;
       const job = await jobs.get('key_a', r.job.job_id);
       expect(store.failedReads).toBe(3);
       expect(job?.status).toBe('done');
