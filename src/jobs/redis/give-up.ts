@@ -16,9 +16,14 @@ const BACKOFF_CAP_MS = 60_000;
  */
 const GRACE_MS = 250;
 
+/** Whether BullMQ failed the entry for stalling too often (its locks lapsed: replicas stopped). */
+export function stalledOut(err: Error): boolean {
+  return /stalled/i.test(err.message);
+}
+
 /** Whether a BullMQ 'failed' event is its last word on the entry: no attempt left, or stalled too often. */
 export function exhausted(job: Job, err: Error): boolean {
-  return job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);
+  return job.attemptsMade >= (job.opts.attempts ?? 1) || stalledOut(err);
 }
 
 /**

@@ -10,7 +10,7 @@ import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
 import type { Deliver, GaveUp, Notifier } from '../notifier.ts';
 import { webhookMessageId } from '../../webhooks/signing.ts';
-import { exhausted, GiveUps } from './give-up.ts';
+import { exhausted, GiveUps, stalledOut } from './give-up.ts';
 import { JobsUnavailableError } from '../types.ts';
 
 const QUEUE = 'webhooks';
@@ -106,6 +106,6 @@ export class QueueNotifier implements Notifier {
 /** Why the last try failed, as the job's webhook `last_error` says it. */
 function lastTry(err: Error): string {
   if (err instanceof JobsUnavailableError) return 'could not read the job from the job store (Redis)';
-  if (err.name === 'Interrupted' || /stalled/i.test(err.message)) return 'was cut off: the replica delivering it stopped';
+  if (err.name === 'Interrupted' || stalledOut(err)) return 'was cut off: the replica delivering it stopped';
   return `failed: ${err.name}`;
 }
