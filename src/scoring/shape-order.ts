@@ -25,7 +25,9 @@ function shapeKey(segment: EncodedSegment): number {
  * argument limit.
  */
 export function sortByShape(items: ModelItem[], owners: number[], positions: number[]): void {
-  const order = items.map((_, i) => i).sort((a, b) => shapeKey((items[a] as ModelItem).segment) - shapeKey((items[b] as ModelItem).segment));
+  // Each key once, not twice per comparison: it walks every piece of the segment.
+  const keys = items.map((item) => shapeKey(item.segment));
+  const order = items.map((_, i) => i).sort((a, b) => (keys[a] as number) - (keys[b] as number));
   const sortedItems = order.map((i) => items[i] as ModelItem);
   const sortedOwners = order.map((i) => owners[i] as number);
   const sortedPositions = order.map((i) => positions[i] as number);
