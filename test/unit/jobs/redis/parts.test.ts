@@ -6,7 +6,7 @@
 // picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QueueScheduler } from '../../../../src/jobs/redis/scheduler.ts';
 import { RedisJobStore } from '../../../../src/jobs/redis/store.ts';
 import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
@@ -20,21 +20,11 @@ import { JobsUnavailableError } from '../../../../src/jobs/types.ts';
 import { connectRedis, type SharedRedis } from '../../../../src/ops/redis.ts';
 import type { Prediction } from '../../../../src/scoring/types.ts';
 import { testConfig } from '../../../helpers/app.ts';
-import { startRedis, type RedisServer } from '../../../helpers/redis.ts';
+import { redisForSuite } from '../../../helpers/redis.ts';
 import { until } from '../../../helpers/wait.ts';
 import { startReceiver, verifyStandardWebhook, type Receiver } from '../../../helpers/webhook-receiver.ts';
 
-let server: RedisServer;
-let redis: SharedRedis;
-beforeAll(async () => {
-  server = await startRedis();
-  redis = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
-  await redis.whenReady(5000);
-});
-afterAll(async () => {
-  await redis.close();
-  await server.stop();
-});
+const suite = redisForSuite();
 
 const record = (ids: string[], idem?: string): JobRecord => ({
   id: randomUUID(),
@@ -55,7 +45,7 @@ const leaseOf = (r: JobRecord, chars: number): Lease => ({
 });
 const sealer = new Sealer(randomBytes(32));
 /** A store with a key prefix of its own, so its counters start at zero. */
-const freshStore = (leaseMs = 60_000, prefix = `${redis.prefix}-${randomUUID().slice(0, 8)}`) => new RedisJobStore(redis.command, prefix, { leaseMs, sealer });
+const freshStore = (leaseMs = 60_000, prefix = `${suite.redis.prefix}-${randomUUID().slice(0, 8)}`) => new RedisJobStore(suite.redis.command, prefix, { leaseMs, sealer });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const score = { harmfulness_score: 0.1, is_harmful: false, risk_level: 'Safe' as const, predatory_user: 'neither' as const, user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
 
@@ -207,7 +197,7 @@ describe('RedisJobStore keeps what a replica taking a webhook over needs', () =>
 
 describe('QueueScheduler hands an item it gave up on back to its job', () => {
   it('after every attempt at an item was cut off, the lost-item handler is told once', async () => {
-    const scheduler = new QueueScheduler({ redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });
+    const scheduler = new QueueScheduler({ redis: suite.redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });
     const lost: Array<{ item: QueuedItem; detail: string }> = [];
     let attempts = 0;
     scheduler.start(
@@ -233,7 +223,7 @@ describe('QueueScheduler hands an item it gave up on back to its job', () => {
   });
 
   it('tells the lost-item handler again while the store cannot be reached, until it is told', async () => {
-    const scheduler = new QueueScheduler({ redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });
+    const scheduler = new QueueScheduler({ redis: suite.redis, sealer: new Sealer(randomBytes(32)), concurrency: 1, lockMs: 1000, registry: new Registry() });
     let tries = 0;
     let told = false;
     scheduler.start(
@@ -258,26 +248,26 @@ describe('the webhook URL is sealed in the job record', () => {
   const url = 'https://hooks.example/cb?token=MARKER-url-5e2c';
 
   it('is stored sealed and read back; one stored in the clear (by the previous version) reads as it is; one sealed under another key or for another job reads as ""', async () => {
-    const prefix = `${redis.prefix}-${randomUUID().slice(0, 8)}`;
+    const prefix = `${suite.redis.prefix}-${randomUUID().slice(0, 8)}`;
     const store = freshStore(60_000, prefix);
     const r: JobRecord = { ...record(['a']), webhook: { url, status: 'pending', attempts: 0 } };
     expect(await store.reserve(leaseOf(r, 9), limits)).toBe('ok');
     expect(await store.create(r)).toEqual({ created: true });
     const key = `${prefix}:job:${r.id}`;
-    const stored = (await redis.command.hget(key, 'webhookUrl'))!;
+    const stored = (await suite.redis.command.hget(key, 'webhookUrl'))!;
     expect(stored).not.toContain('MARKER');
     expect(stored).not.toContain('hooks.example');
     expect(Buffer.from(stored, 'base64').toString('latin1')).not.toContain('MARKER');
     expect((await store.get(r.id))?.webhook).toEqual({ url, status: 'pending', attempts: 0 });
     // A rolling upgrade: the previous version's replicas wrote the URL as it came.
-    await redis.command.hset(key, 'webhookUrl', url);
+    await suite.redis.command.hset(key, 'webhookUrl', url);
     expect((await store.get(r.id))?.webhook?.url).toBe(url);
-    await redis.command.hset(key, 'webhookUrl', 'http://hooks.example:8080/cb');
+    await suite.redis.command.hset(key, 'webhookUrl', 'http://hooks.example:8080/cb');
     expect((await store.get(r.id))?.webhook?.url).toBe('http://hooks.example:8080/cb');
     // Sealed under another REDIS_ENCRYPTION_KEY_FILE, moved from another job, or altered: unreadable,
     // while the rest of the record still reads.
     for (const other of [new Sealer(randomBytes(32)).sealText(url, `${r.id}:webhook_url`), sealer.sealText(url, `${randomUUID()}:webhook_url`), `${stored.slice(0, -4)}AAA=`]) {
-      await redis.command.hset(key, 'webhookUrl', other);
+      await suite.redis.command.hset(key, 'webhookUrl', other);
       expect((await store.get(r.id))?.webhook).toEqual({ url: '', status: 'pending', attempts: 0 });
     }
   });
@@ -285,7 +275,7 @@ describe('the webhook URL is sealed in the job record', () => {
   it('a webhook URL the previous version stored in the clear is delivered to when WEBHOOK_ALLOWED_HOSTS still lists it, and not sent when it does not', async () => {
     const receiver = await startReceiver();
     const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
     await shared.whenReady(5000);
     // Items wait at the scorer until the records have been rewritten as the previous version wrote them.
     let release = () => {};
@@ -308,8 +298,8 @@ describe('the webhook URL is sealed in the job record', () => {
       };
       const allowed = await submit(receiver.url('/sealed-now'));
       const moved = await submit(receiver.url('/sealed-too'));
-      await redis.command.hset(`${shared.prefix}:job:${allowed}`, 'webhookUrl', receiver.url('/legacy?token=MARKER-legacy'));
-      await redis.command.hset(`${shared.prefix}:job:${moved}`, 'webhookUrl', 'https://evil.example/steal?token=MARKER-legacy');
+      await suite.redis.command.hset(`${shared.prefix}:job:${allowed}`, 'webhookUrl', receiver.url('/legacy?token=MARKER-legacy'));
+      await suite.redis.command.hset(`${shared.prefix}:job:${moved}`, 'webhookUrl', 'https://evil.example/steal?token=MARKER-legacy');
       release();
       const settled = async (id: string) =>
         until(async () => {
@@ -377,7 +367,7 @@ describe('a webhook whose job cannot be read when a replica picks it up', () => 
   it('is tried again after the queue’s backoff and delivered once, not dropped as if the job were gone', async () => {
     const receiver = await startReceiver();
     const secret = 'whsec_' + Buffer.alloc(32, 6).toString('base64');
-    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
     await shared.whenReady(5000);
     // The first read after the job ended (the webhook worker's) meets Redis failing over.
     const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), 1);
@@ -406,7 +396,7 @@ describe('a webhook the shared queue gives up after all its attempts', () => {
   it('ends as failed with why, in the job and the delivery metric, instead of reading pending for good', async () => {
     const receiver = await startReceiver();
     const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
     await shared.whenReady(5000);
     // Once the job has ended, every read fails (a Redis that stays unreachable for the reader) until healed.
     const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), Infinity);
@@ -435,7 +425,7 @@ describe('a webhook the shared queue gives up after all its attempts', () => {
 
 describe('a webhook whose last try is cut off by its replica’s shutdown', () => {
   it('is given up, and the give-up recorded, before the drain returns (so it does not read pending for good)', async () => {
-    const shared = connectRedis({ url: server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
     await shared.whenReady(5000);
     const notifier = new QueueNotifier(shared, 5000, { attempts: 1 });
     let started = false;
