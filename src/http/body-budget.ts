@@ -48,6 +48,7 @@ export class BodyBudget {
 const refusal = (why: Exclude<Reservation, 'ok'>) =>
   new HttpError({ code: why === 'full' ? 'body_budget_full' : 'key_body_budget_full' }, { drainBody: true });
 const neverFits = (limit: number) => new HttpError({ code: 'body_over_inflight_limit', params: { limit } }, { drainBody: true });
+const overRouteLimit = (limit: number) => new HttpError({ code: 'body_too_large', params: { limit } }, { drainBody: true });
 
 /** Holds bytes of the budget for this request until its answer is written or its connection drops. */
 function holdUntilAnswered(budget: BodyBudget, key: string, reply: FastifyReply): (bytes: number) => Reservation {
@@ -69,18 +70,23 @@ export function registerBodyBudget(scope: FastifyInstance, budget: BodyBudget): 
   scope.addHook('preParsing', (request: FastifyRequest, reply: FastifyReply, payload: Readable, done: (err: Error | null, stream?: Readable) => void) => {
     // After authentication, so every request here has a key.
     const key = request.apiKeyId ?? '';
+    // A body over its route's own limit is refused 413 before the budget is asked: it could never be
+    // admitted, so "retry later" (503) would be wrong, and a body over a key's share is always over
+    // the route's limit too (the share is at least one BODY_LIMIT_BYTES body).
+    const routeLimit = request.routeOptions.bodyLimit ?? budget.limit;
     const declared = request.headers['content-length'];
     if (declared !== undefined) {
       const length = Number(declared);
       // A bodiless request (a GET, a poll) holds nothing and needs no listener.
       if (length === 0) return done(null, payload);
+      if (length > routeLimit) return done(overRouteLimit(routeLimit));
       if (length > budget.limit) return done(neverFits(budget.limit));
       const answer = holdUntilAnswered(budget, key, reply)(length);
       return answer === 'ok' ? done(null, payload) : done(refusal(answer));
     }
     if (request.headers['transfer-encoding'] === undefined) return done(null, payload);
     // Chunked: counted as it arrives, refused at the first chunk that does not fit; 413 once the body
-    // alone is past the whole budget (it could never fit, so "retry later" would be wrong).
+    // alone is past its route's limit or the whole budget (it could never fit).
     const hold = holdUntilAnswered(budget, key, reply);
     let total = 0;
     done(
@@ -89,6 +95,7 @@ export function registerBodyBudget(scope: FastifyInstance, budget: BodyBudget): 
         new Transform({
           transform(chunk: Buffer, _encoding, callback) {
             total += chunk.length;
+            if (total > routeLimit) return callback(overRouteLimit(routeLimit));
             if (total > budget.limit) return callback(neverFits(budget.limit));
             const answer = hold(chunk.length);
             if (answer !== 'ok') return callback(refusal(answer));

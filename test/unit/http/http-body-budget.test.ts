@@ -116,6 +116,50 @@ describe('a chunked body larger than the whole budget', () => {
   });
 });
 
+describe("a body over its route's limit is refused 413 before the budget is asked", () => {
+  // A budget of 200,000 bytes and bodies of at most 60,000: a key's share is 140,000. A body of 150,000
+  // is past both the route's limit and the key's share; it could never be admitted, so 413, not 503
+  // "retry later" (Schemathesis found a 51 MB /v2/predict body answered 503 key_body_budget_full).
+  let own: TestApp;
+  let ownListeners: Listeners;
+  beforeAll(async () => {
+    own = await startTestApp({ env: { TLS_MODE: 'off', MAX_INFLIGHT_BODY_BYTES: String(BUDGET), BODY_LIMIT_BYTES: '60000', RATE_LIMIT_MAX: '1000' } });
+    ownListeners = await startListeners({ app: own.app, metricsServer: undefined, config: own.config });
+  });
+  afterAll(async () => {
+    await ownListeners.close();
+    await own.close();
+  });
+
+  it('a declared length past the key share and the route limit gets 413 body_too_large naming the limit, and holds nothing', async () => {
+    const res = await fetch(`${ownListeners.appUrl}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: body(150_000) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(await res.json()).toEqual({ detail: 'Request body exceeds the limit of 60000 bytes', code: 'body_too_large' });
+    expect(await inflight(own)).toBe(0);
+  });
+
+  it('a chunked body gets the same 413 once it passes the route limit', async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect(Number(new URL(ownListeners.appUrl).port), '127.0.0.1');
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+      s.on('error', () => {});
+      s.on('close', () => resolve(out));
+      const data = body(150_000);
+      s.write(`${head(TEST_KEY, 'Transfer-Encoding: chunked\r\nConnection: close\r\n')}${data.length.toString(16)}\r\n${data}\r\n0\r\n\r\n`);
+    });
+    expect(statusOf(answer)).toBe(413);
+    expect(answer).toContain('"code":"body_too_large"');
+    await until(async () => ((await inflight(own)) === 0 ? true : undefined), 5000);
+  });
+
+  it('a body within the route limit is still admitted', async () => {
+    const res = await fetch(`${ownListeners.appUrl}/batch_predict`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: body(50_000) });
+    expect(res.status).toBe(200);
+  });
+});
+
 describe("one key holds at most the budget less one maximum-size body, kept for the other keys", () => {
   it("a key's stalled uploads cannot refuse every other key: its next body is refused 503, another key's fits", async () => {
     // A budget of 200,000 bytes and bodies of at most 100,000: a key may hold 100,000, the rest is the others'.
