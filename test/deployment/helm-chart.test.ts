@@ -401,6 +401,28 @@ describe('static YAML and JSON files', () => {
     expect(names.sort()).toEqual(['conversation-risk', 'replica-a', 'replica-b']);
   });
 
+  it('compose gives every stopping appliance container at least 20 s more than SHUTDOWN_GRACE_MS before SIGKILL, both from the environment', () => {
+    const services = (parse(read('compose/compose.yaml'), { merge: true }) as JsonObject).services as JsonObject;
+    const defaultOf = (value: Json, name: string): string => {
+      const m = new RegExp(`^\\$\\{${name}:-([^}]+)\\}$`).exec(String(value));
+      expect(m, `${name} is read from the environment with a default`).not.toBeNull();
+      return m![1]!;
+    };
+    const seconds = (duration: string): number => {
+      const m = /^(\d+)(ms|s|m)$/.exec(duration);
+      expect(m, duration).not.toBeNull();
+      return Number(m![1]) * { ms: 0.001, s: 1, m: 60 }[m![2] as 'ms' | 's' | 'm'];
+    };
+    const appliances = Object.entries(services).filter(([, svc]) => isObject((svc as JsonObject).environment) && 'SHUTDOWN_GRACE_MS' in ((svc as JsonObject).environment as JsonObject));
+    expect(appliances.map(([name]) => name).sort()).toEqual(['conversation-risk', 'replica-a', 'replica-b']);
+    for (const [name, svc] of appliances) {
+      const service = svc as JsonObject;
+      const drainS = Number(defaultOf((service.environment as JsonObject).SHUTDOWN_GRACE_MS!, 'SHUTDOWN_GRACE_MS')) / 1000;
+      const stopS = seconds(defaultOf(service.stop_grace_period!, 'STOP_GRACE_PERIOD'));
+      expect(stopS - drainS, name).toBeGreaterThanOrEqual(20);
+    }
+  });
+
   it('compose/init-secrets.sh makes every secret file compose.yaml mounts (a usable audit hash key among them), and keeps files that exist', () => {
     const compose = parse(read('compose/compose.yaml')) as JsonObject;
     const files = Object.values(compose.secrets as Record<string, { file: string }>).map((s) => s.file);
