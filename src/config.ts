@@ -183,6 +183,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (raw.API_KEYS !== undefined && raw.API_KEYS_FILE !== undefined) {
     throw new ConfigError('invalid configuration: set API_KEYS or API_KEYS_FILE, not both');
   }
+  // A first retry delay longer than the whole retry budget cannot be honoured: every wait would be cut
+  // to the budget (webhooks/backoff.ts), so the setting would silently mean something else.
+  if (raw.WEBHOOK_RETRY_BASE_MS > raw.WEBHOOK_MAX_RETRY_MS) {
+    throw new ConfigError(
+      `invalid configuration: WEBHOOK_RETRY_BASE_MS (${raw.WEBHOOK_RETRY_BASE_MS}) must not exceed WEBHOOK_MAX_RETRY_MS (${raw.WEBHOOK_MAX_RETRY_MS}), the time budget of all of a delivery's retries`,
+    );
+  }
   const webhookSecret = readWebhookSecret(raw);
   const redisUrl = readRedisUrl(raw);
   if (redisUrl !== undefined) {

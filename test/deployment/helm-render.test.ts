@@ -270,6 +270,11 @@ describe('helm chart rules (checked on the rendered manifests)', () => {
     expect(renderError({ set: { preStopSleepSeconds: 25 } })).toContain('terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs');
   });
 
+  it('refuses a first webhook retry delay longer than the retry budget, as the service would at start', () => {
+    expect(renderError({ set: { 'webhooks.retryBaseMs': 7_200_000 } })).toContain('webhooks.retryBaseMs must not exceed webhooks.maxRetryMs');
+    expect(() => renderChart({ set: { 'webhooks.retryBaseMs': 3_600_000 } })).not.toThrow();
+  });
+
   it('lets a degraded pod start: the startup probe asks /livez, readiness asks /readyz', () => {
     const c = container(renderChart());
     expect((c.startupProbe as { httpGet: { path: string } }).httpGet.path).toBe('/livez');

@@ -112,6 +112,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
   });
 
+  it('refuses a first webhook retry delay longer than the whole retry budget, naming both variables', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_BASE_MS: '7200000', WEBHOOK_MAX_RETRY_MS: '3600000' })).toThrow(/WEBHOOK_RETRY_BASE_MS \(7200000\) must not exceed WEBHOOK_MAX_RETRY_MS \(3600000\)/);
+    expect(() => loadConfig({ WEBHOOK_MAX_RETRY_MS: '500' })).toThrow(ConfigError);
+    expect(loadConfig({ WEBHOOK_RETRY_BASE_MS: '60000', WEBHOOK_MAX_RETRY_MS: '60000' }).WEBHOOK_MAX_RETRY_MS).toBe(60000);
+  });
+
   it('refuses a certificate without its key and API_KEYS together with API_KEYS_FILE', () => {
     expect(() => loadConfig({ TLS_CERT_FILE: '/c.pem' })).toThrow(/TLS_CERT_FILE and TLS_KEY_FILE/);
     expect(() => loadConfig({ API_KEYS: 'a', API_KEYS_FILE: '/k' })).toThrow(/API_KEYS or API_KEYS_FILE/);

@@ -130,6 +130,9 @@ problem is collected first, so one render lists them all.
 {{- if and .Values.redis.enabled .Values.networkPolicy.enabled (empty .Values.redis.egress) (empty .Values.networkPolicy.extraEgress) -}}
 {{- $problems = append $problems "redis.enabled with networkPolicy.enabled needs redis.egress (or networkPolicy.extraEgress): the NetworkPolicy would block Redis and no pod would be ready" -}}
 {{- end -}}
+{{- if gt (int64 .Values.webhooks.retryBaseMs) (int64 .Values.webhooks.maxRetryMs) -}}
+{{- $problems = append $problems "webhooks.retryBaseMs must not exceed webhooks.maxRetryMs, the time budget of all of a delivery's retries (the service refuses to start otherwise)" -}}
+{{- end -}}
 {{- if le (mul (int .Values.terminationGracePeriodSeconds) 1000) (add (mul (int .Values.preStopSleepSeconds) 1000) (int .Values.config.shutdownGraceMs)) -}}
 {{- $problems = append $problems "terminationGracePeriodSeconds must exceed preStopSleepSeconds plus config.shutdownGraceMs, or Kubernetes kills pods mid-drain" -}}
 {{- end -}}
