@@ -13,7 +13,7 @@ import { deliverWebhook, type DeliveryPolicy } from '../webhooks/delivery.ts';
 import { checkWebhookTarget, type WebhookTargetPolicy } from '../webhooks/target.ts';
 import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
-import type { Notifier } from './notifier.ts';
+import type { DeliverOutcome, Notifier } from './notifier.ts';
 import type { QueuedItem, Scheduler } from './scheduler.ts';
 import type { JobRecord, JobStore, Lease } from './store.ts';
 import { JobsUnavailableError, type ItemResult, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
@@ -400,7 +400,7 @@ export class JobService implements Jobs {
   }
 
   /** Builds the job's webhook message from the store and delivers it (the notifier decides where). */
-  async #deliver(jobId: string, messageId: string, signal: AbortSignal): Promise<void> {
+  async #deliver(jobId: string, messageId: string, signal: AbortSignal): Promise<DeliverOutcome> {
     // A store that cannot be read is not a job that is gone: the error reaches the notifier, which
     // tries the delivery again later (a shared queue, after its backoff), rather than dropping it.
     const record = await this.#store.get(jobId);
@@ -439,9 +439,16 @@ export class JobService implements Jobs {
       ...(webhook.attempts > 0
         ? { resumeFrom: { attempts: webhook.attempts, startedAt: webhook.firstAttemptAt ?? record.completedAt ?? Date.now() } }
         : {}),
+      deferRetries: this.#notifier.defersRetries,
     });
     // Cut off by this replica's shutdown: a shared queue hands the webhook to another replica.
     if (!result.delivered && signal.aborted && this.#scheduler.requeuesInterrupted) throw new Interrupted();
+    if (result.retryAt !== undefined) {
+      // Recorded before the queue holds the retry, so whichever replica runs it resumes from here; a
+      // store that cannot record it fails this run, which the queue tries again after its backoff.
+      await this.#store.updateWebhook(jobId, { attempts: result.attempts, firstAttemptAt: result.startedAt });
+      return { retryAt: result.retryAt };
+    }
     await this.#store
       .updateWebhook(jobId, {
         status: result.delivered ? 'delivered' : 'failed',

@@ -2,8 +2,14 @@
 // retries. One interface, two implementations: in process (memory/notifier.ts), and through BullMQ
 // (redis/notifier.ts) where each webhook is its own queued job that any replica may deliver.
 
+/**
+ * What a delivery asks of its notifier: nothing once it has ended (delivered, failed, or nothing to
+ * send), or, where the notifier defers retries, to be run again at `retryAt` (epoch ms).
+ */
+export type DeliverOutcome = { retryAt: number } | undefined;
+
 /** Builds and sends the job's webhook message (with its own retries); rejects only when cut off by shutdown. */
-export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) => Promise<void>;
+export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) => Promise<DeliverOutcome>;
 
 /**
  * Records that a webhook will not be tried again: a shared queue gave it up after its attempts (each
@@ -13,6 +19,8 @@ export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) =>
 export type GaveUp = (jobId: string, messageId: string, reason: string) => Promise<void>;
 
 export interface Notifier {
+  /** Whether Deliver answers a retry's time rather than waiting for it (the notifier then runs it again). */
+  readonly defersRetries: boolean;
   start(deliver: Deliver, gaveUp: GaveUp): void;
   /** Schedules the job's webhook; a second call for the same job adds nothing. */
   notify(jobId: string): Promise<void>;

@@ -1,5 +1,6 @@
 // Delivers one webhook message per the Standard Webhooks spec, retrying with backoff until it is
-// accepted (2xx), the attempts or the time budget run out, or the caller aborts (shutdown).
+// accepted (2xx), the attempts or the time budget run out, or the caller aborts (shutdown). A caller
+// with a queue of its own may take each retry's time back instead of waiting for it here (deferRetries).
 import { performance } from 'node:perf_hooks';
 import { fullJitter, retryAfterMs, sleep } from './backoff.ts';
 import { signWebhook } from './signing.ts';
@@ -34,6 +35,13 @@ export interface DeliveryResult {
   attempts: number;
   /** Why the last attempt failed (status code or error class), never a response body. */
   lastError?: string;
+  /**
+   * With deferRetries: not delivered yet, and the next attempt is due at this time (epoch ms); the
+   * caller resumes then from `attempts` and the first attempt's start.
+   */
+  retryAt?: number;
+  /** When the first attempt began (resumeFrom's, if given): what a resumed delivery's budget counts from. */
+  startedAt: number;
 }
 
 export interface DeliveryOptions {
@@ -47,6 +55,11 @@ export interface DeliveryOptions {
    * first of them began: WEBHOOK_MAX_ATTEMPTS and WEBHOOK_MAX_RETRY_MS count them too.
    */
   resumeFrom?: { attempts: number; startedAt: number };
+  /**
+   * Answer `retryAt` rather than wait for a retry: a shared queue waits in Redis's delayed set, where
+   * a receiver that is down holds none of its worker slots for up to WEBHOOK_MAX_RETRY_MS.
+   */
+  deferRetries?: boolean;
 }
 
 const USER_AGENT = 'conversation-risk-webhooks/1';
@@ -106,11 +119,11 @@ export async function deliverWebhook(
   policy: DeliveryPolicy,
   options: DeliveryOptions = {},
 ): Promise<DeliveryResult> {
-  const { signal, metrics, onAttempt, resumeFrom } = options;
+  const { signal, metrics, onAttempt, resumeFrom, deferRetries } = options;
   const started = resumeFrom?.startedAt ?? Date.now();
   const made = resumeFrom?.attempts ?? 0;
   if (made >= policy.maxAttempts || (made > 0 && Date.now() - started > policy.maxRetryMs)) {
-    return { delivered: false, attempts: made, lastError: 'attempts or retry budget used up before this replica took the delivery over' };
+    return { delivered: false, attempts: made, startedAt: started, lastError: 'attempts or retry budget used up before this replica took the delivery over' };
   }
   let lastError: string | undefined;
   for (let n = made + 1; n <= policy.maxAttempts; n++) {
@@ -118,20 +131,21 @@ export async function deliverWebhook(
     const outcome = await attempt(url, message, policy, signal);
     metrics?.attempt(outcome.result, (performance.now() - t0) / 1000);
     onAttempt?.(n, started);
-    if (outcome.ok) return { delivered: true, attempts: n };
+    if (outcome.ok) return { delivered: true, attempts: n, startedAt: started };
     lastError = outcome.error;
-    if (signal?.aborted || n === policy.maxAttempts || outcome.final === true) return { delivered: false, attempts: n, lastError };
+    if (signal?.aborted || n === policy.maxAttempts || outcome.final === true) return { delivered: false, attempts: n, startedAt: started, lastError };
     const backoff = fullJitter(policy.retryBaseMs, n - 1, policy.maxRetryMs);
     // Retry-After is a floor on the wait, never a way past the total budget.
     const wait = Math.max(backoff, outcome.retryAfterMs ?? 0);
     if (Date.now() + wait - started > policy.maxRetryMs) {
-      return { delivered: false, attempts: n, lastError: `${lastError ?? 'failed'}; retry budget exhausted` };
+      return { delivered: false, attempts: n, startedAt: started, lastError: `${lastError ?? 'failed'}; retry budget exhausted` };
     }
+    if (deferRetries === true) return { delivered: false, attempts: n, startedAt: started, retryAt: Date.now() + wait, ...(lastError === undefined ? {} : { lastError }) };
     try {
       await sleep(wait, signal);
     } catch {
-      return { delivered: false, attempts: n, lastError: `${lastError ?? 'failed'}; aborted by shutdown` };
+      return { delivered: false, attempts: n, startedAt: started, lastError: `${lastError ?? 'failed'}; aborted by shutdown` };
     }
   }
-  return { delivered: false, attempts: policy.maxAttempts, lastError };
+  return { delivered: false, attempts: policy.maxAttempts, startedAt: started, lastError };
 }

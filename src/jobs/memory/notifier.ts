@@ -4,9 +4,11 @@ import type { Deliver, Notifier } from '../notifier.ts';
 
 export class LocalNotifier implements Notifier {
   readonly #stop = new AbortController();
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #inFlight = new Set<Promise<unknown>>();
   readonly #notified = new Set<string>();
   #deliver: Deliver | undefined;
+  // A delivery waits out its retries in place: nothing else here would run it again.
+  readonly defersRetries = false;
 
   // Nothing gives a delivery up here: it runs once, with its own retries, and records its own end.
   start(deliver: Deliver): void {

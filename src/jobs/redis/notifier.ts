@@ -1,9 +1,10 @@
 // Webhooks through BullMQ: each finished job's webhook is its own queued job (one per batch job, by
 // id), delivered by whichever replica takes it, with the delivery's own retries and backoff. If that
 // replica dies mid-delivery, the stalled check gives it to another; receivers deduplicate on the
-// webhook-id, the job's own (signing.ts webhookMessageId). One the queue gives up after all its
+// webhook-id, the job's own (signing.ts webhookMessageId). Between a delivery's retries the entry
+// waits in BullMQ's delayed set, not in a worker slot. One the queue gives up after all its
 // attempts is recorded as failed, so its job's webhook does not read 'pending' for good.
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
@@ -16,12 +17,19 @@ import { JobsUnavailableError } from '../types.ts';
 const QUEUE = 'webhooks';
 const WEBHOOK_JOB_ATTEMPTS = 8;
 const WEBHOOK_JOB_BACKOFF_MS = 2000;
+/**
+ * Deliveries a replica runs at once. A slot is held for one attempt at a time (at most
+ * WEBHOOK_TIMEOUT_MS), never for a backoff, so a few dead receivers cannot hold up the others.
+ */
+const WEBHOOK_CONCURRENCY = 32;
 
 export interface QueueNotifierOptions {
   /** Tries of one webhook (a store read failing, or its replica stopping, uses one); tests shorten them. */
   attempts?: number;
   /** The first retry's delay; each later one doubles. */
   backoffMs?: number;
+  /** Deliveries this replica runs at once (default 32); tests lower it. */
+  concurrency?: number;
 }
 
 interface WebhookData {
@@ -31,12 +39,14 @@ interface WebhookData {
 }
 
 export class QueueNotifier implements Notifier {
+  readonly defersRetries = true;
   readonly #redis: SharedRedis;
   readonly #lockMs: number;
   readonly #queue: Queue;
   readonly #stop = new AbortController();
   readonly #attempts: number;
   readonly #backoffMs: number;
+  readonly #concurrency: number;
   readonly #giveUps = new GiveUps(this.#stop.signal);
   #worker: Worker | undefined;
 
@@ -45,6 +55,7 @@ export class QueueNotifier implements Notifier {
     this.#lockMs = lockMs;
     this.#attempts = options.attempts ?? WEBHOOK_JOB_ATTEMPTS;
     this.#backoffMs = options.backoffMs ?? WEBHOOK_JOB_BACKOFF_MS;
+    this.#concurrency = options.concurrency ?? WEBHOOK_CONCURRENCY;
     this.#queue = new Queue(QUEUE, { connection: redis.queue as Redis, prefix: redis.prefix });
     this.#queue.on('error', () => {});
   }
@@ -52,13 +63,18 @@ export class QueueNotifier implements Notifier {
   start(deliver: Deliver, gaveUp: GaveUp): void {
     const worker = new Worker<WebhookData>(
       QUEUE,
-      async (job: Job<WebhookData>) => deliver(job.data.job, job.data.message, this.#stop.signal),
+      async (job: Job<WebhookData>, token?: string) => {
+        const outcome = await deliver(job.data.job, job.data.message, this.#stop.signal);
+        if (outcome === undefined) return;
+        // The retry waits in the delayed set, holding no slot; whichever replica is free runs it when
+        // due (not an attempt of the entry's own: those count store failures and stopped replicas).
+        await job.moveToDelayed(outcome.retryAt, token);
+        throw new DelayedError();
+      },
       {
         connection: this.#redis.blocking(),
         prefix: this.#redis.prefix,
-        // A delivery waits out its backoff in its slot (up to WEBHOOK_MAX_RETRY_MS): enough slots that a
-        // few dead receivers do not hold up every other webhook on this replica.
-        concurrency: 32,
+        concurrency: this.#concurrency,
         ...lockOptions(this.#lockMs),
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 0 },

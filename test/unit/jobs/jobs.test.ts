@@ -298,6 +298,7 @@ describe('webhook delivery resumed from the attempts another replica recorded', 
       let deliver: Deliver | undefined;
       // The shared notifier's takeover, in one process: the stopped replica's attempts are in the store.
       const takeover: Notifier = {
+        defersRetries: false,
         start: (d) => void (deliver = d),
         async notify(jobId) {
           await store.updateWebhook(jobId, recorded!);
@@ -442,6 +443,7 @@ describe('a shared queue runs an item again when the store could not record it',
       const local = new LocalNotifier();
       // The first notify finds Redis gone, after the job was already recorded as ended.
       const flaky: Notifier = {
+        defersRetries: false,
         start: (d) => local.start(d),
         async notify(jobId) {
           if (failures-- > 0) throw new JobsUnavailableError('the webhook queue (Redis) cannot be reached');

@@ -120,7 +120,7 @@ describe('delivery to a real receiver', () => {
   it('sends a signed POST that an independent Standard Webhooks verifier accepts', async () => {
     const msg = message();
     const result = await deliverWebhook(new URL(receiver.url()), msg, policy);
-    expect(result).toEqual({ delivered: true, attempts: 1 });
+    expect(result).toEqual({ delivered: true, attempts: 1, startedAt: expect.any(Number) });
     const [req] = receiver.requests;
     expect(req?.method).toBe('POST');
     expect(req?.headers['content-type']).toBe('application/json');
@@ -136,7 +136,7 @@ describe('delivery to a real receiver', () => {
     receiver.script({ status: 503 }, { status: 500 });
     const metrics = metricsFor();
     const result = await deliverWebhook(new URL(receiver.url()), message(), policy, { metrics });
-    expect(result).toEqual({ delivered: true, attempts: 3 });
+    expect(result).toEqual({ delivered: true, attempts: 3, startedAt: expect.any(Number) });
     expect(receiver.requests).toHaveLength(3);
     const ids = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(1);
@@ -169,11 +169,11 @@ describe('delivery to a real receiver', () => {
 
   it('stops at a 410 Gone (Standard Webhooks: the endpoint is gone), where a 404 is tried again', async () => {
     receiver.script(...Array.from({ length: 4 }, () => ({ status: 410 })));
-    expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: false, attempts: 1, lastError: 'HTTP 410 (gone: not tried again)' });
+    expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: false, attempts: 1, lastError: 'HTTP 410 (gone: not tried again)', startedAt: expect.any(Number) });
     expect(receiver.requests).toHaveLength(1);
     receiver.requests.length = 0;
     receiver.script({ status: 404 });
-    expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: true, attempts: 2 });
+    expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: true, attempts: 2, startedAt: expect.any(Number) });
   });
 
   it('never follows a redirect: a 3xx is a failed attempt', async () => {
@@ -187,9 +187,30 @@ describe('delivery to a real receiver', () => {
   it('honours Retry-After on 429 as the least wait before the next attempt', async () => {
     receiver.script({ status: 429, headers: { 'retry-after': '1' } });
     const result = await deliverWebhook(new URL(receiver.url()), message(), policy);
-    expect(result).toEqual({ delivered: true, attempts: 2 });
+    expect(result).toEqual({ delivered: true, attempts: 2, startedAt: expect.any(Number) });
     const [a, b] = receiver.requests;
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('with deferRetries, answers when the next attempt is due instead of waiting, and resumes from it with the same budget', async () => {
+    receiver.script({ status: 503, headers: { 'retry-after': '5' } }, { status: 500 });
+    const before = Date.now();
+    const first = await deliverWebhook(new URL(receiver.url()), message(), policy, { deferRetries: true });
+    // Answered at once, not after Retry-After's 5 s.
+    expect(Date.now() - before).toBeLessThan(2500);
+    expect(first).toMatchObject({ delivered: false, attempts: 1, lastError: 'HTTP 503' });
+    expect(first.retryAt! - before).toBeGreaterThanOrEqual(5000);
+    expect(first.startedAt).toBeGreaterThanOrEqual(before);
+    const resumed = await deliverWebhook(new URL(receiver.url()), message(), policy, { deferRetries: true, resumeFrom: { attempts: first.attempts, startedAt: first.startedAt } });
+    expect(resumed).toMatchObject({ delivered: false, attempts: 2, lastError: 'HTTP 500', startedAt: first.startedAt });
+    expect(resumed.retryAt).toBeDefined();
+    const last = await deliverWebhook(new URL(receiver.url()), message(), policy, { deferRetries: true, resumeFrom: { attempts: 3, startedAt: first.startedAt } });
+    expect(last).toEqual({ delivered: true, attempts: 4, startedAt: first.startedAt });
+    expect(receiver.requests).toHaveLength(3);
+    // The last attempt never defers: it ends the delivery.
+    receiver.script({ status: 500 });
+    const failed = await deliverWebhook(new URL(receiver.url()), message(), policy, { deferRetries: true, resumeFrom: { attempts: 3, startedAt: first.startedAt } });
+    expect(failed).toEqual({ delivered: false, attempts: 4, lastError: 'HTTP 500', startedAt: first.startedAt });
   });
 
   it('stops when Retry-After goes past the total retry budget', async () => {
@@ -204,7 +225,7 @@ describe('delivery to a real receiver', () => {
     receiver.script({ status: 200, delayMs: 2000 });
     const metrics = metricsFor();
     const result = await deliverWebhook(new URL(receiver.url()), message(), { ...policy, timeoutMs: 150 }, { metrics });
-    expect(result).toEqual({ delivered: true, attempts: 2 });
+    expect(result).toEqual({ delivered: true, attempts: 2, startedAt: expect.any(Number) });
     expect(await registry.metrics()).toMatch(/webhook_delivery_duration_seconds_count\{result="timeout"\} 1/);
   });
 
@@ -269,7 +290,7 @@ describe('delivery over a real TLS socket', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
       env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile },
     });
-    expect(JSON.parse(stdout)).toEqual({ delivered: true, attempts: 1 });
+    expect(JSON.parse(stdout)).toEqual({ delivered: true, attempts: 1, startedAt: expect.any(Number) });
     const [req] = receiver.requests;
     expect(req?.path).toBe('/tls');
     expect(verifyStandardWebhook(SECRET, req!)).toBe(true);

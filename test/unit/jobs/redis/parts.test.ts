@@ -3,7 +3,7 @@
 // fails) when every attempt at it was cut off, instead of leaving the job running forever. The
 // webhook URL is sealed in the job record, and one the previous version stored in the clear is still
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
-// picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
+// picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook waiting out its backoff holds no delivery slot. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
@@ -384,6 +384,46 @@ describe('a webhook whose job cannot be read when a replica picks it up', () => 
       expect(receiver.requests).toHaveLength(1);
       expect(verifyStandardWebhook(secret, receiver.requests[0]!)).toBe(true);
       expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'batch.completed', data: { job_id: r.job.job_id } });
+    } finally {
+      await jobs.drain(1000);
+      await receiver.close();
+      await shared.close();
+    }
+  });
+});
+
+describe('a webhook waiting out its backoff holds no delivery slot', () => {
+  it('with one slot, another job’s webhook is delivered during the wait; the first resumes from its recorded attempt, same webhook-id', async () => {
+    const receiver = await startReceiver();
+    const secret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await shared.whenReady(5000);
+    const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), 0);
+    // The first receiver call is refused for 3 s; every later one is accepted.
+    receiver.script({ status: 503, headers: { 'retry-after': '3' } });
+    const { jobs } = webhookJobs(shared, store, secret, receiver, new QueueNotifier(shared, 5000, { concurrency: 1 }));
+    const submit = async (path: string) => {
+      const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url(path) });
+      if (!r.ok) throw new Error(r.error.code);
+      return r.job.job_id;
+    };
+    const webhookOf = async (id: string) => (await jobs.get('key_a', id))?.webhook;
+    try {
+      const first = await submit('/down');
+      // Recorded before the retry waits, so any replica resumes it from the second attempt.
+      await until(async () => ((await webhookOf(first))?.attempts === 1 ? true : undefined), 10_000);
+      expect(await webhookOf(first)).toEqual({ status: 'pending', attempts: 1 });
+      const second = await submit('/up');
+      await until(async () => ((await webhookOf(second))?.status === 'delivered' ? true : undefined), 10_000);
+      // Had the first held the only slot through its 3 s wait, its retry would have come first.
+      expect(receiver.requests.map((r) => r.path)).toEqual(['/down', '/up']);
+      await until(async () => ((await webhookOf(first))?.status === 'delivered' ? true : undefined), 15_000);
+      expect(await webhookOf(first)).toEqual({ status: 'delivered', attempts: 2 });
+      const down = receiver.requests.filter((r) => r.path === '/down');
+      expect(down).toHaveLength(2);
+      expect(down[1]!.at - down[0]!.at).toBeGreaterThanOrEqual(2900);
+      expect(down[1]!.headers['webhook-id']).toBe(down[0]!.headers['webhook-id']);
+      expect(receiver.requests.every((r) => verifyStandardWebhook(secret, r))).toBe(true);
     } finally {
       await jobs.drain(1000);
       await receiver.close();
