@@ -12,11 +12,11 @@ import { RedisJobStore } from '../../../../src/jobs/redis/store.ts';
 import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
 import { createSharedJobs } from '../../../../src/jobs/redis/jobs.ts';
-import { QueueNotifier } from '../../../../src/jobs/redis/notifier.ts';
+import { QueueNotifier, type QueueNotifierOptions } from '../../../../src/jobs/redis/notifier.ts';
 import { JobService } from '../../../../src/jobs/jobs.ts';
 import { jobScoring } from '../job-scoring.ts';
 import type { JobRecord, Lease } from '../../../../src/jobs/store.ts';
-import { JobsUnavailableError } from '../../../../src/jobs/types.ts';
+import { JobsUnavailableError, type JobView } from '../../../../src/jobs/types.ts';
 import { connectRedis, type SharedRedis } from '../../../../src/ops/redis.ts';
 import type { Prediction } from '../../../../src/scoring/types.ts';
 import { testConfig } from '../../../helpers/app.ts';
@@ -347,68 +347,77 @@ class ReadsFailAfterCompletion extends RedisJobStore {
   }
 }
 
-/** A JobService on `shared` and `store` that scores every chat Safe, its webhooks signed with `secret` to `receiver`. */
-function webhookJobs(shared: SharedRedis, store: ReadsFailAfterCompletion, secret: string, receiver: Receiver, notifier: QueueNotifier, warn: (msg: string) => void = () => {}) {
+interface WebhookRig {
+  receiver: Receiver;
+  secret: string;
+  store: ReadsFailAfterCompletion;
+  jobs: JobService;
+  registry: Registry;
+  /** The messages the JobService logged as warnings. */
+  warnings: string[];
+  /** Submits one chat whose webhook goes to `path` on the receiver; its job id. */
+  submit(path: string): Promise<string>;
+  webhookOf(jobId: string): Promise<JobView['webhook']>;
+}
+
+/**
+ * Runs `body` with a real receiver and a JobService on a Redis prefix of its own that scores every
+ * chat Safe, its webhooks signed and sent to the receiver through a QueueNotifier with `notifier`'s
+ * options; once a job has ended, the store's next `readsToFail` reads fail. Closes all afterwards.
+ */
+async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOptions, body: (rig: WebhookRig) => Promise<void>): Promise<void> {
+  const receiver = await startReceiver();
+  const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+  const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+  await shared.whenReady(5000);
+  const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), readsToFail);
   const registry = new Registry();
+  const warnings: string[] = [];
   const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
   const jobs = new JobService(
     {
       config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
       ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
       registry,
-      logger: { info: () => {}, warn: (_o: object, msg: string) => warn(msg) },
+      logger: { info: () => {}, warn: (_o: object, msg: string) => warnings.push(msg) },
     },
-    { store, scheduler: new QueueScheduler({ redis: shared, sealer: store.sealer, concurrency: 2, lockMs: 5000, registry }), notifier },
+    { store, scheduler: new QueueScheduler({ redis: shared, sealer: store.sealer, concurrency: 2, lockMs: 5000, registry }), notifier: new QueueNotifier(shared, 5000, notifier) },
   );
-  return { jobs, registry };
+  const submit = async (path: string): Promise<string> => {
+    const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url(path) });
+    if (!r.ok) throw new Error(r.error.code);
+    return r.job.job_id;
+  };
+  const webhookOf = async (jobId: string) => (await jobs.get('key_a', jobId))?.webhook;
+  try {
+    await body({ receiver, secret, store, jobs, registry, warnings, submit, webhookOf });
+  } finally {
+    await jobs.drain(1000);
+    await receiver.close();
+    await shared.close();
+  }
 }
 
 describe('a webhook whose job cannot be read when a replica picks it up', () => {
   it('is tried again after the queue’s backoff and delivered once, not dropped as if the job were gone', async () => {
-    const receiver = await startReceiver();
-    const secret = 'whsec_' + Buffer.alloc(32, 6).toString('base64');
-    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
-    await shared.whenReady(5000);
     // The first read after the job ended (the webhook worker's) meets Redis failing over.
-    const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), 1);
-    const { jobs } = webhookJobs(shared, store, secret, receiver, new QueueNotifier(shared, 5000));
-    try {
-      const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url('/failover') });
-      if (!r.ok) throw new Error(r.error.code);
-      const delivered = await until(async () => {
-        const j = await jobs.get('key_a', r.job.job_id);
-        return j?.webhook?.status === 'delivered' ? j : undefined;
-      }, 20_000);
+    await withWebhookRig(1, {}, async ({ receiver, secret, store, submit, webhookOf }) => {
+      const id = await submit('/failover');
+      await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 20_000);
       expect(store.failedReads).toBe(1);
-      expect(delivered.webhook).toEqual({ status: 'delivered', attempts: 1 });
+      expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 1 });
       expect(receiver.requests).toHaveLength(1);
       expect(verifyStandardWebhook(secret, receiver.requests[0]!)).toBe(true);
-      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'batch.completed', data: { job_id: r.job.job_id } });
-    } finally {
-      await jobs.drain(1000);
-      await receiver.close();
-      await shared.close();
-    }
+      expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'batch.completed', data: { job_id: id } });
+    });
   });
 });
 
 describe('a webhook waiting out its backoff holds no delivery slot', () => {
   it('with one slot, another job’s webhook is delivered during the wait; the first resumes from its recorded attempt, same webhook-id', async () => {
-    const receiver = await startReceiver();
-    const secret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
-    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
-    await shared.whenReady(5000);
-    const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), 0);
-    // The first receiver call is refused for 3 s; every later one is accepted.
-    receiver.script({ status: 503, headers: { 'retry-after': '3' } });
-    const { jobs } = webhookJobs(shared, store, secret, receiver, new QueueNotifier(shared, 5000, { concurrency: 1 }));
-    const submit = async (path: string) => {
-      const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url(path) });
-      if (!r.ok) throw new Error(r.error.code);
-      return r.job.job_id;
-    };
-    const webhookOf = async (id: string) => (await jobs.get('key_a', id))?.webhook;
-    try {
+    await withWebhookRig(0, { concurrency: 1 }, async ({ receiver, secret, submit, webhookOf }) => {
+      // The first receiver call is refused for 3 s; every later one is accepted.
+      receiver.script({ status: 503, headers: { 'retry-after': '3' } });
       const first = await submit('/down');
       // Recorded before the retry waits, so any replica resumes it from the second attempt.
       await until(async () => ((await webhookOf(first))?.attempts === 1 ? true : undefined), 10_000);
@@ -424,42 +433,26 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
       expect(down[1]!.at - down[0]!.at).toBeGreaterThanOrEqual(2900);
       expect(down[1]!.headers['webhook-id']).toBe(down[0]!.headers['webhook-id']);
       expect(receiver.requests.every((r) => verifyStandardWebhook(secret, r))).toBe(true);
-    } finally {
-      await jobs.drain(1000);
-      await receiver.close();
-      await shared.close();
-    }
+    });
   });
 });
 
 describe('a webhook the shared queue gives up after all its attempts', () => {
   it('ends as failed with why, in the job and the delivery metric, instead of reading pending for good', async () => {
-    const receiver = await startReceiver();
-    const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
-    await shared.whenReady(5000);
     // Once the job has ended, every read fails (a Redis that stays unreachable for the reader) until healed.
-    const store = new ReadsFailAfterCompletion(shared, new Sealer(randomBytes(32)), Infinity);
-    const warnings: string[] = [];
-    const { jobs, registry } = webhookJobs(shared, store, secret, receiver, new QueueNotifier(shared, 5000, { attempts: 3, backoffMs: 50 }), (msg) => warnings.push(msg));
-    const failedDeliveries = async () =>
-      (await registry.getSingleMetric('conversation_risk_webhook_deliveries_total')?.get())?.values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
-    try {
-      const r = await jobs.submit({ keyId: 'key_a', items: [{ id: 'c0', request: { conversation: 'user1: hi' } }], webhookUrl: receiver.url('/never') });
-      if (!r.ok) throw new Error(r.error.code);
+    await withWebhookRig(Infinity, { attempts: 3, backoffMs: 50 }, async ({ receiver, store, jobs, registry, warnings, submit }) => {
+      const failedDeliveries = async () =>
+        (await registry.getSingleMetric('conversation_risk_webhook_deliveries_total')?.get())?.values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
+      const id = await submit('/never');
       await until(async () => ((await failedDeliveries()) === 1 ? true : undefined), 20_000);
       store.readsToFail = 0;
-      const job = await jobs.get('key_a', r.job.job_id);
+      const job = await jobs.get('key_a', id);
       expect(store.failedReads).toBe(3);
       expect(job?.status).toBe('done');
       expect(job?.webhook).toEqual({ status: 'failed', attempts: 0, last_error: 'Not sent: given up after 3 tries; the last could not read the job from the job store (Redis)' });
       expect(warnings).toContain('webhook delivery failed');
       expect(receiver.requests).toHaveLength(0);
-    } finally {
-      await jobs.drain(1000);
-      await receiver.close();
-      await shared.close();
-    }
+    });
   });
 });
 
