@@ -13,7 +13,7 @@ import { deliverWebhook, type DeliveryPolicy } from '../webhooks/delivery.ts';
 import { checkWebhookTarget, type WebhookTargetPolicy } from '../webhooks/target.ts';
 import { checkSubmission, SHUTDOWN_ERROR } from './admission.ts';
 import { createJobMetrics, type JobMetrics } from './metrics.ts';
-import type { DeliverOutcome, Notifier } from './notifier.ts';
+import type { DeliverOutcome, DeliveryProgress, Notifier } from './notifier.ts';
 import type { QueuedItem, Scheduler } from './scheduler.ts';
 import type { JobRecord, JobStore, Lease } from './store.ts';
 import { JobsUnavailableError, type ItemResult, type Jobs, type JobsConfig, type JobsLogger, type JobView, type SubmitInput, type SubmitResult } from './types.ts';
@@ -109,7 +109,7 @@ export class JobService implements Jobs {
       (item, detail) => this.#unreadable(item, detail),
     );
     this.#notifier.start(
-      (jobId, messageId, signal) => this.#deliver(jobId, messageId, signal),
+      (jobId, messageId, signal, resume) => this.#deliver(jobId, messageId, signal, resume),
       (jobId, messageId, reason) => this.#webhookGivenUp(jobId, messageId, reason),
     );
   }
@@ -400,12 +400,20 @@ export class JobService implements Jobs {
   }
 
   /** Builds the job's webhook message from the store and delivers it (the notifier decides where). */
-  async #deliver(jobId: string, messageId: string, signal: AbortSignal): Promise<DeliverOutcome> {
+  async #deliver(jobId: string, messageId: string, signal: AbortSignal, resume?: DeliveryProgress): Promise<DeliverOutcome> {
     // A store that cannot be read is not a job that is gone: the error reaches the notifier, which
     // tries the delivery again later (a shared queue, after its backoff), rather than dropping it.
     const record = await this.#store.get(jobId);
     const webhook = record?.webhook;
-    if (record === undefined || webhook === undefined || this.#delivery === undefined) return;
+    if (record === undefined || webhook === undefined || this.#delivery === undefined) {
+      // A deferred retry never outlives its job's record (below): this one's was deleted, or expired
+      // while a busy queue held the retry. Nothing can be sent or recorded; say so.
+      if (resume !== undefined) {
+        this.#metrics.delivery('failed');
+        this.#logger.warn({ job_id: jobId, webhook_id: messageId, attempts: resume.attempts, error: `${resume.lastError ?? 'failed'}; the job's record was gone at the retry` }, 'webhook delivery failed');
+      }
+      return;
+    }
     // Checked again rather than trusted as read back: a URL stored in the clear (by a version before
     // URLs were sealed, or by anyone else who can write to Redis) is as unchecked as a new submission's.
     const target = webhook.url === '' ? undefined : checkWebhookTarget(webhook.url, this.#target);
@@ -429,25 +437,31 @@ export class JobService implements Jobs {
       },
     });
     const url = target.url;
+    // Taken over from a replica that stopped mid-delivery, or a deferred retry: the attempts made count
+    // against the limits (the larger count, where the store recorded an attempt the queue's entry did
+    // not), and the retry budget runs from the first (from completion, the earliest it can have begun,
+    // for a job recorded by a version that did not store it).
+    const startedAt = resume?.startedAt ?? webhook.firstAttemptAt ?? record.completedAt ?? Date.now();
+    const made = Math.max(resume?.attempts ?? 0, webhook.attempts);
     const result = await deliverWebhook(url, { id: messageId, body }, this.#delivery, {
       signal,
       metrics: this.#metrics,
       onAttempt: (n, firstAttemptAt) => void this.#store.updateWebhook(jobId, { attempts: n, firstAttemptAt }).catch(() => undefined),
-      // Taken over from a replica that stopped mid-delivery: its attempts count against the limits, and
-      // the retry budget runs from its first attempt, recorded with the attempts (from completion, the
-      // earliest it can have begun, for a job recorded by a version that did not store it).
-      ...(webhook.attempts > 0
-        ? { resumeFrom: { attempts: webhook.attempts, startedAt: webhook.firstAttemptAt ?? record.completedAt ?? Date.now() } }
-        : {}),
+      ...(made > 0 ? { resumeFrom: { attempts: made, startedAt, lastError: resume?.lastError, scheduled: resume !== undefined } } : {}),
       deferRetries: this.#notifier.defersRetries,
     });
     // Cut off by this replica's shutdown: a shared queue hands the webhook to another replica.
     if (!result.delivered && signal.aborted && this.#scheduler.requeuesInterrupted) throw new Interrupted();
     if (result.retryAt !== undefined) {
-      // Recorded before the queue holds the retry, so whichever replica runs it resumes from here; a
-      // store that cannot record it fails this run, which the queue tries again after its backoff.
-      await this.#store.updateWebhook(jobId, { attempts: result.attempts, firstAttemptAt: result.startedAt });
-      return { retryAt: result.retryAt };
+      const progress: DeliveryProgress = { attempts: result.attempts, startedAt: result.startedAt, lastError: result.lastError };
+      // Results are not kept past JOB_RESULT_TTL_MS for a webhook: a retry due after they expire ends
+      // the delivery now, recorded while the job can still be read.
+      if (record.expiresAt === undefined || result.retryAt < record.expiresAt) {
+        // The queue's entry carries the progress; the store's copy is what polling shows meanwhile.
+        await this.#store.updateWebhook(jobId, { attempts: result.attempts, firstAttemptAt: result.startedAt }).catch(() => undefined);
+        return { retryAt: result.retryAt, progress };
+      }
+      result.lastError = `${result.lastError ?? 'failed'}; the job's results expire (JOB_RESULT_TTL_MS) before the next retry`;
     }
     await this.#store
       .updateWebhook(jobId, {

@@ -2,14 +2,25 @@
 // retries. One interface, two implementations: in process (memory/notifier.ts), and through BullMQ
 // (redis/notifier.ts) where each webhook is its own queued job that any replica may deliver.
 
+/** A delivery between its attempts: how many were made, when the first began, why the last failed. */
+export interface DeliveryProgress {
+  attempts: number;
+  startedAt: number;
+  lastError?: string | undefined;
+}
+
 /**
  * What a delivery asks of its notifier: nothing once it has ended (delivered, failed, or nothing to
- * send), or, where the notifier defers retries, to be run again at `retryAt` (epoch ms).
+ * send), or, where the notifier defers retries, to be run again at `retryAt` (epoch ms) from `progress`.
  */
-export type DeliverOutcome = { retryAt: number } | undefined;
+export type DeliverOutcome = { retryAt: number; progress: DeliveryProgress } | undefined;
 
-/** Builds and sends the job's webhook message (with its own retries); rejects only when cut off by shutdown. */
-export type Deliver = (jobId: string, messageId: string, signal: AbortSignal) => Promise<DeliverOutcome>;
+/**
+ * Builds and sends the job's webhook message (with its own retries, or its next attempt only where the
+ * notifier defers retries; `resume` is then the progress its last run answered). Rejects only when
+ * cut off by shutdown, or when the job store cannot be read.
+ */
+export type Deliver = (jobId: string, messageId: string, signal: AbortSignal, resume?: DeliveryProgress) => Promise<DeliverOutcome>;
 
 /**
  * Records that a webhook will not be tried again: a shared queue gave it up after its attempts (each

@@ -51,10 +51,12 @@ export interface DeliveryOptions {
   /** After each attempt: how many were made, and when the first of them began (resumeFrom's, if given). */
   onAttempt?: (attempts: number, firstStartedAt: number) => void;
   /**
-   * Attempts already made for this message, by a replica that stopped mid-delivery, and when the
-   * first of them began: WEBHOOK_MAX_ATTEMPTS and WEBHOOK_MAX_RETRY_MS count them too.
+   * Attempts already made for this message (by a replica that stopped mid-delivery, or before a
+   * deferred retry), when the first of them began, and why the last failed: WEBHOOK_MAX_ATTEMPTS and
+   * WEBHOOK_MAX_RETRY_MS count them too. `scheduled`: this run is a retry deferRetries scheduled
+   * within the budget, made even if a busy queue starts it a little past the budget.
    */
-  resumeFrom?: { attempts: number; startedAt: number };
+  resumeFrom?: { attempts: number; startedAt: number; lastError?: string | undefined; scheduled?: boolean };
   /**
    * Answer `retryAt` rather than wait for a retry: a shared queue waits in Redis's delayed set, where
    * a receiver that is down holds none of its worker slots for up to WEBHOOK_MAX_RETRY_MS.
@@ -122,10 +124,12 @@ export async function deliverWebhook(
   const { signal, metrics, onAttempt, resumeFrom, deferRetries } = options;
   const started = resumeFrom?.startedAt ?? Date.now();
   const made = resumeFrom?.attempts ?? 0;
-  if (made >= policy.maxAttempts || (made > 0 && Date.now() - started > policy.maxRetryMs)) {
-    return { delivered: false, attempts: made, startedAt: started, lastError: 'attempts or retry budget used up before this replica took the delivery over' };
+  const late = made > 0 && resumeFrom?.scheduled !== true && Date.now() - started > policy.maxRetryMs;
+  if (made >= policy.maxAttempts || late) {
+    const why = 'attempts or retry budget used up before this replica took the delivery over';
+    return { delivered: false, attempts: made, startedAt: started, lastError: resumeFrom?.lastError === undefined ? why : `${resumeFrom.lastError}; ${why}` };
   }
-  let lastError: string | undefined;
+  let lastError = resumeFrom?.lastError;
   for (let n = made + 1; n <= policy.maxAttempts; n++) {
     const t0 = performance.now();
     const outcome = await attempt(url, message, policy, signal);

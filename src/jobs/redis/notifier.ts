@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
 import { lockOptions } from './locks.ts';
-import type { Deliver, GaveUp, Notifier } from '../notifier.ts';
+import type { Deliver, DeliveryProgress, GaveUp, Notifier } from '../notifier.ts';
 import { webhookMessageId } from '../../webhooks/signing.ts';
 import { exhausted, GiveUps, stalledOut } from './give-up.ts';
 import { JobsUnavailableError } from '../types.ts';
@@ -36,6 +36,8 @@ interface WebhookData {
   job: string;
   /** webhookMessageId(job); kept in the entry since deliveries queued by earlier releases hold a random id. */
   message: string;
+  /** Where a deferred retry resumes: kept in the entry, so it holds even when the job store could not record it. */
+  resume?: DeliveryProgress;
 }
 
 export class QueueNotifier implements Notifier {
@@ -64,10 +66,11 @@ export class QueueNotifier implements Notifier {
     const worker = new Worker<WebhookData>(
       QUEUE,
       async (job: Job<WebhookData>, token?: string) => {
-        const outcome = await deliver(job.data.job, job.data.message, this.#stop.signal);
+        const outcome = await deliver(job.data.job, job.data.message, this.#stop.signal, job.data.resume);
         if (outcome === undefined) return;
         // The retry waits in the delayed set, holding no slot; whichever replica is free runs it when
         // due (not an attempt of the entry's own: those count store failures and stopped replicas).
+        await job.updateData({ ...job.data, resume: outcome.progress });
         await job.moveToDelayed(outcome.retryAt, token);
         throw new DelayedError();
       },
@@ -87,7 +90,10 @@ export class QueueNotifier implements Notifier {
       if (job === undefined) return;
       if (!exhausted(job, err)) return;
       const tries = job.attemptsMade === 1 ? '1 try' : `${job.attemptsMade} tries`;
-      const reason = `Not sent: given up after ${tries}; the last ${lastTry(err)}`;
+      const resume = job.data.resume;
+      const queued = `given up after ${tries}; the last ${lastTry(err)}`;
+      // Sent before, by a run that deferred its retry: say how those attempts ended too.
+      const reason = resume === undefined ? `Not sent: ${queued}` : `Not delivered after ${resume.attempts} attempt(s), the last ${resume.lastError ?? 'failed'}; then ${queued}`;
       this.#giveUps.record(() => gaveUp(job.data.job, job.data.message, reason));
     });
     this.#worker = worker;

@@ -167,6 +167,17 @@ describe('delivery to a real receiver', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('a retry it scheduled itself within the budget is made even when started past it; a resumed failure keeps the last cause', async () => {
+    const late = { attempts: 1, startedAt: Date.now() - 11_000, lastError: 'HTTP 503' };
+    expect(await deliverWebhook(new URL(receiver.url()), message(), policy, { resumeFrom: { ...late, scheduled: true } })).toEqual({ delivered: true, attempts: 2, startedAt: late.startedAt });
+    expect(await deliverWebhook(new URL(receiver.url()), message(), policy, { resumeFrom: late })).toMatchObject({
+      delivered: false,
+      attempts: 1,
+      lastError: 'HTTP 503; attempts or retry budget used up before this replica took the delivery over',
+    });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('stops at a 410 Gone (Standard Webhooks: the endpoint is gone), where a 404 is tried again', async () => {
     receiver.script(...Array.from({ length: 4 }, () => ({ status: 410 })));
     expect(await deliverWebhook(new URL(receiver.url()), message(), policy)).toEqual({ delivered: false, attempts: 1, lastError: 'HTTP 410 (gone: not tried again)', startedAt: expect.any(Number) });

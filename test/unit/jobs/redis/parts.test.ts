@@ -322,10 +322,14 @@ describe('the webhook URL is sealed in the job record', () => {
   });
 });
 
-/** A store whose next `readsToFail` reads fail, as a Redis failing over, once a job has ended. */
+/**
+ * A store whose next `readsToFail` reads fail, as a Redis failing over, once a job has ended; and
+ * whose first `progressWritesToFail` webhook writes that record attempts only (no status) fail.
+ */
 class ReadsFailAfterCompletion extends RedisJobStore {
   readonly sealer: Sealer;
   readsToFail: number;
+  progressWritesToFail = 0;
   armed = false;
   failedReads = 0;
   constructor(shared: SharedRedis, sealer: Sealer, readsToFail: number) {
@@ -344,6 +348,13 @@ class ReadsFailAfterCompletion extends RedisJobStore {
       throw new JobsUnavailableError('the job store (Redis) cannot be reached');
     }
     return super.get(id);
+  }
+  override async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
+    if (patch.status === undefined && this.progressWritesToFail > 0) {
+      this.progressWritesToFail--;
+      throw new JobsUnavailableError('the job store (Redis) cannot be reached');
+    }
+    return super.updateWebhook(jobId, patch);
   }
 }
 
@@ -365,7 +376,7 @@ interface WebhookRig {
  * chat Safe, its webhooks signed and sent to the receiver through a QueueNotifier with `notifier`'s
  * options; once a job has ended, the store's next `readsToFail` reads fail. Closes all afterwards.
  */
-async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOptions, body: (rig: WebhookRig) => Promise<void>): Promise<void> {
+async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOptions, body: (rig: WebhookRig) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
   const receiver = await startReceiver();
   const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
   const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
@@ -376,7 +387,7 @@ async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOption
   const prediction: Prediction = { conversation_preview: '', harmful_score: 0.1, is_harmful: false, risk_level: 'Safe', predatory_user: 'neither', user_probabilities: { user1: 0.05, user2: 0.05, neither: 0.9 }, confidence: 0.8, num_segments: 1, used_age_features: false };
   const jobs = new JobService(
     {
-      config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true' }),
+      config: testConfig({ WEBHOOK_SECRET: secret, WEBHOOK_ALLOWED_HOSTS: receiver.hostPort, WEBHOOK_ALLOW_HTTP: 'true', ...env }),
       ...jobScoring({ ready: true, manifest: undefined, score: async () => [prediction] }),
       registry,
       logger: { info: () => {}, warn: (_o: object, msg: string) => warnings.push(msg) },
@@ -434,6 +445,73 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
       expect(down[1]!.headers['webhook-id']).toBe(down[0]!.headers['webhook-id']);
       expect(receiver.requests.every((r) => verifyStandardWebhook(secret, r))).toBe(true);
     });
+  });
+
+  it('a deferral the job store cannot record still waits its Retry-After and counts its attempt: the queue entry carries it', async () => {
+    await withWebhookRig(0, {}, async ({ receiver, store, submit, webhookOf }) => {
+      // The attempt's own write and the deferral's both fail.
+      store.progressWritesToFail = 2;
+      receiver.script({ status: 503, headers: { 'retry-after': '3' } });
+      const id = await submit('/down');
+      await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 15_000);
+      expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 2 });
+      expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(2900);
+    });
+  });
+
+  it('never makes more than WEBHOOK_MAX_ATTEMPTS attempts across deferrals, and its failure names the receiver’s last answer', async () => {
+    await withWebhookRig(
+      0,
+      {},
+      async ({ receiver, store, submit, webhookOf }) => {
+        store.progressWritesToFail = Infinity;
+        receiver.script(...Array.from({ length: 5 }, () => ({ status: 503, headers: { 'retry-after': '1' } })));
+        const id = await submit('/down');
+        await until(async () => ((await webhookOf(id))?.status === 'failed' ? true : undefined), 15_000);
+        expect(await webhookOf(id)).toEqual({ status: 'failed', attempts: 2, last_error: 'HTTP 503' });
+        await sleep(1500);
+        expect(receiver.requests).toHaveLength(2);
+      },
+      { WEBHOOK_MAX_ATTEMPTS: '2' },
+    );
+  });
+
+  it('a retry scheduled within WEBHOOK_MAX_RETRY_MS is made even when a busy slot starts it past the budget', async () => {
+    await withWebhookRig(
+      0,
+      { concurrency: 1 },
+      async ({ receiver, submit, webhookOf }) => {
+        // The first is told to come back in 2 s of a 2.5 s budget; the second holds the only slot for 3 s.
+        receiver.script({ status: 503, headers: { 'retry-after': '2' } }, { status: 200, delayMs: 3000 });
+        const first = await submit('/down');
+        await receiver.waitFor(1);
+        await submit('/slow');
+        await until(async () => ((await webhookOf(first))?.status === 'delivered' ? true : undefined), 15_000);
+        expect(await webhookOf(first)).toEqual({ status: 'delivered', attempts: 2 });
+        expect(receiver.requests.map((r) => r.path)).toEqual(['/down', '/slow', '/down']);
+      },
+      { WEBHOOK_MAX_RETRY_MS: '2500', WEBHOOK_RETRY_BASE_MS: '100' },
+    );
+  });
+
+  it('a retry that would come after the job’s results expire ends the delivery at once, recorded as failed while the job can still be read', async () => {
+    await withWebhookRig(
+      0,
+      {},
+      async ({ receiver, registry, submit, webhookOf }) => {
+        receiver.script({ status: 503, headers: { 'retry-after': '5' } });
+        const id = await submit('/down');
+        const failed = await until(async () => {
+          const w = await webhookOf(id);
+          return w?.status === 'failed' ? w : undefined;
+        }, 2500);
+        expect(failed).toEqual({ status: 'failed', attempts: 1, last_error: "HTTP 503; the job's results expire (JOB_RESULT_TTL_MS) before the next retry" });
+        const outcomes = (await registry.getSingleMetric('conversation_risk_webhook_deliveries_total')?.get())?.values;
+        expect(outcomes?.find((v) => v.labels.outcome === 'failed')?.value).toBe(1);
+        expect(receiver.requests).toHaveLength(1);
+      },
+      { JOB_RESULT_TTL_MS: '3000' },
+    );
   });
 });
 
