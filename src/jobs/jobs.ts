@@ -408,7 +408,7 @@ export class JobService implements Jobs {
     if (record === undefined || webhook === undefined || this.#delivery === undefined) {
       // A deferred retry never outlives its job's record (below): this one's was deleted, or expired
       // while a busy queue held the retry. Nothing can be sent or recorded; say so.
-      if (resume !== undefined) {
+      if (resume !== undefined && (record === undefined || webhook === undefined)) {
         this.#metrics.delivery('failed');
         this.#logger.warn({ job_id: jobId, webhook_id: messageId, attempts: resume.attempts, error: `${resume.lastError ?? 'failed'}; the job's record was gone at the retry` }, 'webhook delivery failed');
       }
@@ -453,7 +453,7 @@ export class JobService implements Jobs {
     // Cut off by this replica's shutdown: a shared queue hands the webhook to another replica.
     if (!result.delivered && signal.aborted && this.#scheduler.requeuesInterrupted) throw new Interrupted();
     if (result.retryAt !== undefined) {
-      const progress: DeliveryProgress = { attempts: result.attempts, startedAt: result.startedAt, lastError: result.lastError };
+      const progress: DeliveryProgress = { attempts: result.attempts, startedAt: result.startedAt, lastError: result.lastError, retryAt: result.retryAt };
       // Results are not kept past JOB_RESULT_TTL_MS for a webhook: a retry due after they expire ends
       // the delivery now, recorded while the job can still be read.
       if (record.expiresAt === undefined || result.retryAt < record.expiresAt) {

@@ -7,6 +7,8 @@ export interface DeliveryProgress {
   attempts: number;
   startedAt: number;
   lastError?: string | undefined;
+  /** When the next attempt is due (epoch ms), where a retry was deferred. */
+  retryAt?: number | undefined;
 }
 
 /**

@@ -157,9 +157,11 @@ export class MemoryJobStore implements JobStore {
   async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
     const webhook = this.#jobs.get(jobId)?.record.webhook;
     if (webhook === undefined || webhook.status === 'delivered') return;
-    // Kept once set, as RedisJobStore keeps it: the retry budget runs from the very first attempt.
-    const { firstAttemptAt, ...rest } = patch;
+    // Kept once set, as RedisJobStore keeps it: the retry budget runs from the very first attempt; and
+    // the attempts only ever go up (a replica that lost its lock cannot write an older count back).
+    const { firstAttemptAt, attempts, ...rest } = patch;
     Object.assign(webhook, rest);
+    if (attempts !== undefined) webhook.attempts = Math.max(webhook.attempts, attempts);
     if (firstAttemptAt !== undefined) webhook.firstAttemptAt ??= firstAttemptAt;
   }
 

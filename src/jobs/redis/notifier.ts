@@ -22,6 +22,8 @@ const WEBHOOK_JOB_BACKOFF_MS = 2000;
  * WEBHOOK_TIMEOUT_MS), never for a backoff, so a few dead receivers cannot hold up the others.
  */
 const WEBHOOK_CONCURRENCY = 32;
+/** How early a deferred retry may start (clocks of replicas differ a little) before it is put back to wait. */
+const EARLY_START_TOLERANCE_MS = 1000;
 
 export interface QueueNotifierOptions {
   /** Tries of one webhook (a store read failing, or its replica stopping, uses one); tests shorten them. */
@@ -66,6 +68,13 @@ export class QueueNotifier implements Notifier {
     const worker = new Worker<WebhookData>(
       QUEUE,
       async (job: Job<WebhookData>, token?: string) => {
+        const due = job.data.resume?.retryAt;
+        // Run before its retry was due: the progress was saved but the move to the delayed set failed,
+        // and the queue's own backoff ran it early. It waits again, as the receiver asked.
+        if (due !== undefined && due - Date.now() > EARLY_START_TOLERANCE_MS) {
+          await job.moveToDelayed(due, token);
+          throw new DelayedError();
+        }
         const outcome = await deliver(job.data.job, job.data.message, this.#stop.signal, job.data.resume);
         if (outcome === undefined) return;
         // The retry waits in the delayed set, holding no slot; whichever replica is free runs it when
@@ -93,7 +102,7 @@ export class QueueNotifier implements Notifier {
       const resume = job.data.resume;
       const queued = `given up after ${tries}; the last ${lastTry(err)}`;
       // Sent before, by a run that deferred its retry: say how those attempts ended too.
-      const reason = resume === undefined ? `Not sent: ${queued}` : `Not delivered after ${resume.attempts} attempt(s), the last ${resume.lastError ?? 'failed'}; then ${queued}`;
+      const reason = resume === undefined ? `Not sent: ${queued}` : `Not delivered: the last attempt failed (${resume.lastError ?? 'no cause recorded'}); then ${queued}`;
       this.#giveUps.record(() => gaveUp(job.data.job, job.data.message, reason));
     });
     this.#worker = worker;

@@ -104,7 +104,10 @@ const UPDATE_WEBHOOK = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'webhookStatus') == 'delivered' then return 0 end
 if ARGV[1] ~= '' then redis.call('HSETNX', KEYS[1], 'webhookFirstAttemptAt', ARGV[1]) end
-if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+if ARGV[2] ~= '' and tonumber(ARGV[2]) > (tonumber(redis.call('HGET', KEYS[1], 'webhookAttempts')) or 0) then
+  redis.call('HSET', KEYS[1], 'webhookAttempts', ARGV[2])
+end
+if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return 1`;
 
 // ARGV[1]: why. Only a pending webhook ends so: 1 when it did.
@@ -350,11 +353,11 @@ export class RedisJobStore implements JobStore {
   async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
     const args: string[] = [];
     if (patch.status !== undefined) args.push('webhookStatus', patch.status);
-    if (patch.attempts !== undefined) args.push('webhookAttempts', String(patch.attempts));
     if (patch.lastError !== undefined) args.push('webhookLastError', patch.lastError);
     const first = patch.firstAttemptAt === undefined ? '' : String(patch.firstAttemptAt);
-    if (args.length === 0 && first === '') return;
-    await this.#do(() => this.#redis.eval(UPDATE_WEBHOOK, 1, this.#job(jobId), first, ...args));
+    const attempts = patch.attempts === undefined ? '' : String(patch.attempts);
+    if (args.length === 0 && first === '' && attempts === '') return;
+    await this.#do(() => this.#redis.eval(UPDATE_WEBHOOK, 1, this.#job(jobId), first, attempts, ...args));
   }
 
   async failPendingWebhook(jobId: string, lastError: string): Promise<boolean> {

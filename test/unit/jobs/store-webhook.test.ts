@@ -1,6 +1,6 @@
 // Both job stores keep a webhook's end honest against a replica that lost its lock: a delivered
-// webhook stays delivered whatever is reported after, and a give-up ends only a webhook still pending
-// (against a real redis-server for the shared store).
+// webhook stays delivered whatever is reported after, its attempt count never goes down, and a give-up
+// ends only a webhook still pending (against a real redis-server for the shared store).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemoryJobStore } from '../../../src/jobs/memory/store.ts';
@@ -42,6 +42,18 @@ describe.each(stores)('%s: a webhook’s end', (_name, makeStore) => {
     expect(await store.failPendingWebhook(id, 'Not sent: given up')).toBe(false);
     expect((await store.get(id))?.webhook).toMatchObject({ status: 'delivered', attempts: 2 });
     expect((await store.get(id))?.webhook?.lastError).toBeUndefined();
+  });
+
+  it('the attempt count only goes up: an older count reported late (a replica whose lock lapsed) is not written back', async () => {
+    const store = makeStore();
+    const id = await jobWithWebhook(store);
+    await store.updateWebhook(id, { attempts: 3, firstAttemptAt: 1000 });
+    await store.updateWebhook(id, { attempts: 1, firstAttemptAt: 2000 });
+    expect((await store.get(id))?.webhook).toMatchObject({ status: 'pending', attempts: 3, firstAttemptAt: 1000 });
+    await store.updateWebhook(id, { status: 'failed', attempts: 2, lastError: 'HTTP 500' });
+    expect((await store.get(id))?.webhook).toMatchObject({ status: 'failed', attempts: 3, lastError: 'HTTP 500' });
+    await store.updateWebhook(id, { attempts: 4 });
+    expect((await store.get(id))?.webhook?.attempts).toBe(4);
   });
 
   it('a give-up ends a pending webhook as failed, with why, once; a job that is gone is left alone', async () => {

@@ -5,6 +5,8 @@
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
 // picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook waiting out its backoff holds no delivery slot. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { QueueScheduler } from '../../../../src/jobs/redis/scheduler.ts';
@@ -13,6 +15,8 @@ import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
 import { Sealer } from '../../../../src/jobs/redis/sealing.ts';
 import { createSharedJobs } from '../../../../src/jobs/redis/jobs.ts';
 import { QueueNotifier, type QueueNotifierOptions } from '../../../../src/jobs/redis/notifier.ts';
+import type { DeliveryProgress } from '../../../../src/jobs/notifier.ts';
+import { webhookMessageId } from '../../../../src/webhooks/signing.ts';
 import { JobService } from '../../../../src/jobs/jobs.ts';
 import { jobScoring } from '../job-scoring.ts';
 import type { JobRecord, Lease } from '../../../../src/jobs/store.ts';
@@ -512,6 +516,35 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
       },
       { JOB_RESULT_TTL_MS: '3000' },
     );
+  });
+});
+
+describe('a deferred retry that a queue runs before it is due', () => {
+  it('waits again until its time (the move to the delayed set failed after its progress was saved), then runs once', async () => {
+    const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
+    await shared.whenReady(5000);
+    const notifier = new QueueNotifier(shared, 5000);
+    const queue = new Queue('webhooks', { connection: shared.queue as Redis, prefix: shared.prefix });
+    const calls: Array<{ at: number; resume: DeliveryProgress | undefined }> = [];
+    try {
+      // The entry as a run that saved its progress, and then failed to move it, leaves it: waiting now.
+      const jobId = randomUUID();
+      const due = Date.now() + 3000;
+      await queue.add('deliver', { job: jobId, message: webhookMessageId(jobId), resume: { attempts: 1, startedAt: Date.now(), lastError: 'HTTP 503', retryAt: due } }, { jobId: `webhook-${jobId}`, removeOnComplete: true });
+      notifier.start(
+        async (_job, _message, _signal, resume) => void calls.push({ at: Date.now(), resume }),
+        async () => {},
+      );
+      await until(async () => (calls.length > 0 ? true : undefined), 10_000);
+      expect(calls[0]!.at).toBeGreaterThanOrEqual(due - 1000);
+      expect(calls[0]!.resume).toMatchObject({ attempts: 1, lastError: 'HTTP 503', retryAt: due });
+      await sleep(300);
+      expect(calls).toHaveLength(1);
+    } finally {
+      await notifier.drain(AbortSignal.timeout(1000));
+      await queue.close();
+      await shared.close();
+    }
   });
 });
 
