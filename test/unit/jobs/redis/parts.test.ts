@@ -5,10 +5,10 @@
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
 // picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook waiting out its backoff holds no delivery slot. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { QueueScheduler } from '../../../../src/jobs/redis/scheduler.ts';
 import { RedisJobStore } from '../../../../src/jobs/redis/store.ts';
 import type { QueuedItem } from '../../../../src/jobs/scheduler.ts';
@@ -460,6 +460,22 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
       await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 15_000);
       expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 2 });
       expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(2900);
+    });
+  });
+
+  it('a deferral whose progress the queue entry cannot save still waits its Retry-After', async () => {
+    await withWebhookRig(0, {}, async ({ receiver, submit, webhookOf }) => {
+      const save = vi.spyOn(Job.prototype, 'updateData').mockRejectedValueOnce(new Error('Connection is closed.'));
+      try {
+        receiver.script({ status: 503, headers: { 'retry-after': '3' } });
+        const id = await submit('/down');
+        await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 15_000);
+        expect(save).toHaveBeenCalled();
+        expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 2 });
+        expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(2900);
+      } finally {
+        save.mockRestore();
+      }
     });
   });
 
