@@ -110,7 +110,7 @@ export class JobService implements Jobs {
     );
     this.#notifier.start(
       (jobId, messageId, signal, resume) => this.#deliver(jobId, messageId, signal, resume),
-      (jobId, messageId, reason) => this.#webhookGivenUp(jobId, messageId, reason),
+      (jobId, messageId, reason, attempts) => this.#webhookGivenUp(jobId, messageId, reason, attempts),
     );
   }
 
@@ -392,9 +392,9 @@ export class JobService implements Jobs {
   }
 
   /** A webhook the notifier will not try again ends as failed, with why, in the job and the metrics. */
-  async #webhookGivenUp(jobId: string, messageId: string, reason: string): Promise<void> {
+  async #webhookGivenUp(jobId: string, messageId: string, reason: string, attempts?: number): Promise<void> {
     // Not pending any more: delivered after all by a replica whose lock had lapsed, or its job expired.
-    if (!(await this.#store.failPendingWebhook(jobId, reason))) return;
+    if (!(await this.#store.failPendingWebhook(jobId, reason, attempts))) return;
     this.#metrics.delivery('failed');
     this.#logger.warn({ job_id: jobId, webhook_id: messageId, error: reason }, 'webhook delivery failed');
   }

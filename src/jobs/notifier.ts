@@ -26,10 +26,10 @@ export type Deliver = (jobId: string, messageId: string, signal: AbortSignal, re
 
 /**
  * Records that a webhook will not be tried again: a shared queue gave it up after its attempts (each
- * a store that could not be read, or a replica that stopped mid-delivery). Rejects with
- * JobsUnavailableError while the store cannot record it.
+ * a store that could not be read, or a replica that stopped mid-delivery), `attempts` HTTP attempts
+ * having been made by its deferred runs. Rejects with JobsUnavailableError while the store cannot record it.
  */
-export type GaveUp = (jobId: string, messageId: string, reason: string) => Promise<void>;
+export type GaveUp = (jobId: string, messageId: string, reason: string, attempts?: number) => Promise<void>;
 
 export interface Notifier {
   /** Whether Deliver answers a retry's time rather than waiting for it (the notifier then runs it again). */

@@ -98,9 +98,10 @@ export interface JobStore {
   updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void>;
   /**
    * Ends a pending webhook as failed, with why. False, changing nothing, when it is not pending any more
-   * (a replica whose lock had lapsed may still have delivered it) or its job is gone.
+   * (a replica whose lock had lapsed may still have delivered it) or its job is gone. `attempts`: those
+   * the queue knows were made; the count only goes up, as updateWebhook's.
    */
-  failPendingWebhook(jobId: string, lastError: string): Promise<boolean>;
+  failPendingWebhook(jobId: string, lastError: string, attempts?: number): Promise<boolean>;
   /** For the gauges. */
   counts(): Promise<{ unfinishedJobs: number; pendingItems: number }>;
   close(): Promise<void>;

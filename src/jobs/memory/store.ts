@@ -165,10 +165,11 @@ export class MemoryJobStore implements JobStore {
     if (firstAttemptAt !== undefined) webhook.firstAttemptAt ??= firstAttemptAt;
   }
 
-  async failPendingWebhook(jobId: string, lastError: string): Promise<boolean> {
+  async failPendingWebhook(jobId: string, lastError: string, attempts?: number): Promise<boolean> {
     const webhook = this.#jobs.get(jobId)?.record.webhook;
     if (webhook?.status !== 'pending') return false;
     Object.assign(webhook, { status: 'failed', lastError });
+    if (attempts !== undefined) webhook.attempts = Math.max(webhook.attempts, attempts);
     return true;
   }
 

@@ -105,7 +105,7 @@ export class QueueNotifier implements Notifier {
       const queued = `given up after ${tries}; the last ${lastTry(err)}`;
       // Sent before, by a run that deferred its retry: say how those attempts ended too.
       const reason = resume === undefined ? `Not sent: ${queued}` : `Not delivered: the last attempt failed (${resume.lastError ?? 'no cause recorded'}); then ${queued}`;
-      this.#giveUps.record(() => gaveUp(job.data.job, job.data.message, reason));
+      this.#giveUps.record(() => gaveUp(job.data.job, job.data.message, reason, resume?.attempts));
     });
     this.#worker = worker;
   }

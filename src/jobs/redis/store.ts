@@ -110,10 +110,13 @@ end
 if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return 1`;
 
-// ARGV[1]: why. Only a pending webhook ends so: 1 when it did.
+// ARGV[1]: why; ARGV[2]: the attempts made, or ''. Only a pending webhook ends so: 1 when it did.
 const FAIL_PENDING_WEBHOOK = `
 if redis.call('HGET', KEYS[1], 'webhookStatus') ~= 'pending' then return 0 end
 redis.call('HSET', KEYS[1], 'webhookStatus', 'failed', 'webhookLastError', ARGV[1])
+if ARGV[2] ~= '' and tonumber(ARGV[2]) > (tonumber(redis.call('HGET', KEYS[1], 'webhookAttempts')) or 0) then
+  redis.call('HSET', KEYS[1], 'webhookAttempts', ARGV[2])
+end
 return 1`;
 
 /** Results read per HMGET. */
@@ -360,8 +363,9 @@ export class RedisJobStore implements JobStore {
     await this.#do(() => this.#redis.eval(UPDATE_WEBHOOK, 1, this.#job(jobId), first, attempts, ...args));
   }
 
-  async failPendingWebhook(jobId: string, lastError: string): Promise<boolean> {
-    return (await this.#do(() => this.#redis.eval(FAIL_PENDING_WEBHOOK, 1, this.#job(jobId), lastError))) === 1;
+  async failPendingWebhook(jobId: string, lastError: string, attempts?: number): Promise<boolean> {
+    const made = attempts === undefined ? '' : String(attempts);
+    return (await this.#do(() => this.#redis.eval(FAIL_PENDING_WEBHOOK, 1, this.#job(jobId), lastError, made))) === 1;
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {

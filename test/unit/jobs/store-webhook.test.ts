@@ -65,4 +65,16 @@ describe.each(stores)('%s: a webhook’s end', (_name, makeStore) => {
     expect((await store.get(id))?.webhook?.lastError).toBe('Not sent: given up after 8 tries');
     expect(await store.failPendingWebhook(randomUUID(), 'gone')).toBe(false);
   });
+
+  it('a give-up records the attempts the queue knows were made, never fewer than the job already shows', async () => {
+    const store = makeStore();
+    const counted = await jobWithWebhook(store);
+    await store.updateWebhook(counted, { attempts: 1 });
+    expect(await store.failPendingWebhook(counted, 'given up', 3)).toBe(true);
+    expect((await store.get(counted))?.webhook).toMatchObject({ status: 'failed', attempts: 3 });
+    const ahead = await jobWithWebhook(store);
+    await store.updateWebhook(ahead, { attempts: 4 });
+    expect(await store.failPendingWebhook(ahead, 'given up', 2)).toBe(true);
+    expect((await store.get(ahead))?.webhook).toMatchObject({ status: 'failed', attempts: 4 });
+  });
 });

@@ -583,6 +583,31 @@ describe('a webhook the shared queue gives up after all its attempts', () => {
   });
 });
 
+describe('a deferred webhook the shared queue then gives up', () => {
+  it('ends failed naming the receiver’s last answer, with the attempts its entry counted though the store could not record them', async () => {
+    await withWebhookRig(0, { attempts: 3, backoffMs: 50 }, async ({ receiver, store, submit, webhookOf }) => {
+      // The attempt's own write and the deferral's fail; from the retry on, the job cannot be read.
+      store.progressWritesToFail = 2;
+      receiver.script({ status: 503, headers: { 'retry-after': '1' } });
+      const id = await submit('/down');
+      await receiver.waitFor(1);
+      store.readsToFail = Infinity;
+      await until(async () => (store.failedReads >= 3 ? true : undefined), 15_000);
+      store.readsToFail = 0;
+      const webhook = await until(async () => {
+        const w = await webhookOf(id);
+        return w?.status === 'failed' ? w : undefined;
+      }, 5000);
+      expect(webhook).toEqual({
+        status: 'failed',
+        attempts: 1,
+        last_error: 'Not delivered: the last attempt failed (HTTP 503); then given up after 3 tries; the last could not read the job from the job store (Redis)',
+      });
+      expect(receiver.requests).toHaveLength(1);
+    });
+  });
+});
+
 describe('a webhook whose last try is cut off by its replica’s shutdown', () => {
   it('is given up, and the give-up recorded, before the drain returns (so it does not read pending for good)', async () => {
     const shared = connectRedis({ url: suite.server.url, prefix: `t${randomUUID().slice(0, 8)}` });
