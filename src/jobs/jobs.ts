@@ -405,15 +405,16 @@ export class JobService implements Jobs {
     // tries the delivery again later (a shared queue, after its backoff), rather than dropping it.
     const record = await this.#store.get(jobId);
     const webhook = record?.webhook;
-    if (record === undefined || webhook === undefined || this.#delivery === undefined) {
+    if (record === undefined || webhook === undefined) {
       // A deferred retry never outlives its job's record (below): this one's was deleted, or expired
       // while a busy queue held the retry. Nothing can be sent or recorded; say so.
-      if (resume !== undefined && (record === undefined || webhook === undefined)) {
+      if (resume !== undefined) {
         this.#metrics.delivery('failed');
         this.#logger.warn({ job_id: jobId, webhook_id: messageId, attempts: resume.attempts, error: `${resume.lastError ?? 'failed'}; the job's record was gone at the retry` }, 'webhook delivery failed');
       }
       return;
     }
+    if (this.#delivery === undefined) return;
     // Checked again rather than trusted as read back: a URL stored in the clear (by a version before
     // URLs were sealed, or by anyone else who can write to Redis) is as unchecked as a new submission's.
     const target = webhook.url === '' ? undefined : checkWebhookTarget(webhook.url, this.#target);

@@ -2,14 +2,9 @@
 // retries. One interface, two implementations: in process (memory/notifier.ts), and through BullMQ
 // (redis/notifier.ts) where each webhook is its own queued job that any replica may deliver.
 
-/** A delivery between its attempts: how many were made, when the first began, why the last failed. */
-export interface DeliveryProgress {
-  attempts: number;
-  startedAt: number;
-  lastError?: string | undefined;
-  /** When the next attempt is due (epoch ms), where a retry was deferred. */
-  retryAt?: number | undefined;
-}
+import type { DeliveryProgress } from '../webhooks/delivery.ts';
+
+export type { DeliveryProgress };
 
 /**
  * What a delivery asks of its notifier: nothing once it has ended (delivered, failed, or nothing to

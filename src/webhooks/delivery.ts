@@ -30,18 +30,22 @@ export interface WebhookMessage {
   body: string;
 }
 
-export interface DeliveryResult {
-  delivered: boolean;
+/** A delivery between its attempts: what a resumed run counts its limits from. */
+export interface DeliveryProgress {
   attempts: number;
+  /** When the first attempt began: what the retry budget counts from. */
+  startedAt: number;
   /** Why the last attempt failed (status code or error class), never a response body. */
-  lastError?: string;
+  lastError?: string | undefined;
   /**
    * With deferRetries: not delivered yet, and the next attempt is due at this time (epoch ms); the
-   * caller resumes then from `attempts` and the first attempt's start.
+   * caller resumes then from this progress.
    */
-  retryAt?: number;
-  /** When the first attempt began (resumeFrom's, if given): what a resumed delivery's budget counts from. */
-  startedAt: number;
+  retryAt?: number | undefined;
+}
+
+export interface DeliveryResult extends DeliveryProgress {
+  delivered: boolean;
 }
 
 export interface DeliveryOptions {
@@ -52,11 +56,10 @@ export interface DeliveryOptions {
   onAttempt?: (attempts: number, firstStartedAt: number) => void;
   /**
    * Attempts already made for this message (by a replica that stopped mid-delivery, or before a
-   * deferred retry), when the first of them began, and why the last failed: WEBHOOK_MAX_ATTEMPTS and
-   * WEBHOOK_MAX_RETRY_MS count them too. `scheduled`: this run is a retry deferRetries scheduled
-   * within the budget, made even if a busy queue starts it a little past the budget.
+   * deferred retry): WEBHOOK_MAX_ATTEMPTS and WEBHOOK_MAX_RETRY_MS count them too. `scheduled`: this
+   * run is a retry deferRetries scheduled within the budget, made even if a busy queue starts it late.
    */
-  resumeFrom?: { attempts: number; startedAt: number; lastError?: string | undefined; scheduled?: boolean };
+  resumeFrom?: DeliveryProgress & { scheduled?: boolean };
   /**
    * Answer `retryAt` rather than wait for a retry: a shared queue waits in Redis's delayed set, where
    * a receiver that is down holds none of its worker slots for up to WEBHOOK_MAX_RETRY_MS.
@@ -144,7 +147,7 @@ export async function deliverWebhook(
     if (Date.now() + wait - started > policy.maxRetryMs) {
       return { delivered: false, attempts: n, startedAt: started, lastError: `${lastError ?? 'failed'}; retry budget exhausted` };
     }
-    if (deferRetries === true) return { delivered: false, attempts: n, startedAt: started, retryAt: Date.now() + wait, ...(lastError === undefined ? {} : { lastError }) };
+    if (deferRetries === true) return { delivered: false, attempts: n, startedAt: started, retryAt: Date.now() + wait, lastError };
     try {
       await sleep(wait, signal);
     } catch {

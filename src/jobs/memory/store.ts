@@ -17,6 +17,11 @@ interface MemoryJob {
  * Everything in this process's memory. Finished jobs are forgotten after their TTL, and sooner once
  * more than `maxRetainedResults` results are kept (oldest job first), so memory stays bounded.
  */
+/** A webhook's attempts only ever go up, as RedisJobStore keeps them: a replica whose lock lapsed cannot write an older count back. */
+function raiseAttempts(webhook: NonNullable<JobRecord['webhook']>, attempts: number | undefined): void {
+  if (attempts !== undefined) webhook.attempts = Math.max(webhook.attempts, attempts);
+}
+
 export class MemoryJobStore implements JobStore {
   readonly #jobs = new Map<string, MemoryJob>();
   readonly #idempotent = new Map<string, string>();
@@ -157,11 +162,10 @@ export class MemoryJobStore implements JobStore {
   async updateWebhook(jobId: string, patch: Partial<NonNullable<JobRecord['webhook']>>): Promise<void> {
     const webhook = this.#jobs.get(jobId)?.record.webhook;
     if (webhook === undefined || webhook.status === 'delivered') return;
-    // Kept once set, as RedisJobStore keeps it: the retry budget runs from the very first attempt; and
-    // the attempts only ever go up (a replica that lost its lock cannot write an older count back).
+    // Kept once set, as RedisJobStore keeps it: the retry budget runs from the very first attempt.
     const { firstAttemptAt, attempts, ...rest } = patch;
     Object.assign(webhook, rest);
-    if (attempts !== undefined) webhook.attempts = Math.max(webhook.attempts, attempts);
+    raiseAttempts(webhook, attempts);
     if (firstAttemptAt !== undefined) webhook.firstAttemptAt ??= firstAttemptAt;
   }
 
@@ -169,7 +173,7 @@ export class MemoryJobStore implements JobStore {
     const webhook = this.#jobs.get(jobId)?.record.webhook;
     if (webhook?.status !== 'pending') return false;
     Object.assign(webhook, { status: 'failed', lastError });
-    if (attempts !== undefined) webhook.attempts = Math.max(webhook.attempts, attempts);
+    raiseAttempts(webhook, attempts);
     return true;
   }
 

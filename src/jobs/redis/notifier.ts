@@ -79,8 +79,8 @@ export class QueueNotifier implements Notifier {
         if (outcome === undefined) return;
         // The retry waits in the delayed set, holding no slot; whichever replica is free runs it when
         // due (not an attempt of the entry's own: those count store failures and stopped replicas).
-        // Not saved (Redis failing): it still waits the retry's time; the job store has its attempts,
-        // and the larger count is the one used.
+        // Progress not saved (Redis failing) still waits the retry's time: the job store has the
+        // attempts, and the larger count is the one used.
         await job.updateData({ ...job.data, resume: outcome.progress }).catch(() => undefined);
         await job.moveToDelayed(outcome.retryAt, token);
         throw new DelayedError();

@@ -100,13 +100,19 @@ return 1`;
 // ARGV[1]: when the first delivery attempt began, or '' if not given; the rest: fields to set. The
 // first attempt's time is kept once set, so two replicas delivering at once cannot stretch the budget;
 // a delivered webhook stays delivered, whatever a replica that lost its lock reports after.
+// A webhook's attempts (ARGV[2], '' for none) only ever go up: a replica whose lock lapsed cannot
+// write an older count back.
+const RAISE_ATTEMPTS = `if ARGV[2] ~= '' and tonumber(ARGV[2]) > (tonumber(redis.call('HGET', KEYS[1], 'webhookAttempts')) or 0) then
+  redis.call('HSET', KEYS[1], 'webhookAttempts', ARGV[2])
+end`;
+/** RAISE_ATTEMPTS's ARGV[2]. */
+const attemptsArg = (attempts: number | undefined): string => (attempts === undefined ? '' : String(attempts));
+
 const UPDATE_WEBHOOK = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'webhookStatus') == 'delivered' then return 0 end
 if ARGV[1] ~= '' then redis.call('HSETNX', KEYS[1], 'webhookFirstAttemptAt', ARGV[1]) end
-if ARGV[2] ~= '' and tonumber(ARGV[2]) > (tonumber(redis.call('HGET', KEYS[1], 'webhookAttempts')) or 0) then
-  redis.call('HSET', KEYS[1], 'webhookAttempts', ARGV[2])
-end
+${RAISE_ATTEMPTS}
 if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return 1`;
 
@@ -114,9 +120,7 @@ return 1`;
 const FAIL_PENDING_WEBHOOK = `
 if redis.call('HGET', KEYS[1], 'webhookStatus') ~= 'pending' then return 0 end
 redis.call('HSET', KEYS[1], 'webhookStatus', 'failed', 'webhookLastError', ARGV[1])
-if ARGV[2] ~= '' and tonumber(ARGV[2]) > (tonumber(redis.call('HGET', KEYS[1], 'webhookAttempts')) or 0) then
-  redis.call('HSET', KEYS[1], 'webhookAttempts', ARGV[2])
-end
+${RAISE_ATTEMPTS}
 return 1`;
 
 /** Results read per HMGET. */
@@ -358,14 +362,13 @@ export class RedisJobStore implements JobStore {
     if (patch.status !== undefined) args.push('webhookStatus', patch.status);
     if (patch.lastError !== undefined) args.push('webhookLastError', patch.lastError);
     const first = patch.firstAttemptAt === undefined ? '' : String(patch.firstAttemptAt);
-    const attempts = patch.attempts === undefined ? '' : String(patch.attempts);
+    const attempts = attemptsArg(patch.attempts);
     if (args.length === 0 && first === '' && attempts === '') return;
     await this.#do(() => this.#redis.eval(UPDATE_WEBHOOK, 1, this.#job(jobId), first, attempts, ...args));
   }
 
   async failPendingWebhook(jobId: string, lastError: string, attempts?: number): Promise<boolean> {
-    const made = attempts === undefined ? '' : String(attempts);
-    return (await this.#do(() => this.#redis.eval(FAIL_PENDING_WEBHOOK, 1, this.#job(jobId), lastError, made))) === 1;
+    return (await this.#do(() => this.#redis.eval(FAIL_PENDING_WEBHOOK, 1, this.#job(jobId), lastError, attemptsArg(attempts)))) === 1;
   }
 
   async counts(): Promise<{ unfinishedJobs: number; pendingItems: number }> {
