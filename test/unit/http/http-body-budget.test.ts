@@ -48,9 +48,9 @@ function started(key: string, payload: string, sendFirst: number): { socket: Soc
 }
 
 /** The whole answer to `data` sent as one chunk of a chunked body, on a connection the server closes. */
-function sendChunked(key: string, data: string): Promise<string> {
+function sendChunked(key: string, data: string, to: number = port): Promise<string> {
   return new Promise<string>((resolve) => {
-    const s = connect(port, '127.0.0.1');
+    const s = connect(to, '127.0.0.1');
     let out = '';
     s.on('data', (d: Buffer) => (out += d.toString('latin1')));
     s.on('error', () => {});
@@ -140,15 +140,7 @@ describe("a body over its route's limit is refused 413 before the budget is aske
   });
 
   it('a chunked body gets the same 413 once it passes the route limit', async () => {
-    const answer = await new Promise<string>((resolve) => {
-      const s = connect(Number(new URL(ownListeners.appUrl).port), '127.0.0.1');
-      let out = '';
-      s.on('data', (d: Buffer) => (out += d.toString('latin1')));
-      s.on('error', () => {});
-      s.on('close', () => resolve(out));
-      const data = body(150_000);
-      s.write(`${head(TEST_KEY, 'Transfer-Encoding: chunked\r\nConnection: close\r\n')}${data.length.toString(16)}\r\n${data}\r\n0\r\n\r\n`);
-    });
+    const answer = await sendChunked(TEST_KEY, body(150_000), Number(new URL(ownListeners.appUrl).port));
     expect(statusOf(answer)).toBe(413);
     expect(answer).toContain('"code":"body_too_large"');
     await until(async () => ((await inflight(own)) === 0 ? true : undefined), 5000);

@@ -373,6 +373,8 @@ interface WebhookRig {
   /** Submits one chat whose webhook goes to `path` on the receiver; its job id. */
   submit(path: string): Promise<string>;
   webhookOf(jobId: string): Promise<JobView['webhook']>;
+  /** The job's webhook once it reads `status`, waiting up to `timeoutMs`. */
+  webhookWhen(jobId: string, status: string, timeoutMs: number): Promise<JobView['webhook']>;
 }
 
 /**
@@ -404,8 +406,13 @@ async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOption
     return r.job.job_id;
   };
   const webhookOf = async (jobId: string) => (await jobs.get('key_a', jobId))?.webhook;
+  const webhookWhen = (jobId: string, status: string, timeoutMs: number) =>
+    until(async () => {
+      const webhook = await webhookOf(jobId);
+      return webhook?.status === status ? webhook : undefined;
+    }, timeoutMs);
   try {
-    await body({ receiver, secret, store, jobs, registry, warnings, submit, webhookOf });
+    await body({ receiver, secret, store, jobs, registry, warnings, submit, webhookOf, webhookWhen });
   } finally {
     await jobs.drain(1000);
     await receiver.close();
@@ -416,9 +423,9 @@ async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOption
 describe('a webhook whose job cannot be read when a replica picks it up', () => {
   it('is tried again after the queue’s backoff and delivered once, not dropped as if the job were gone', async () => {
     // The first read after the job ended (the webhook worker's) meets Redis failing over.
-    await withWebhookRig(1, {}, async ({ receiver, secret, store, submit, webhookOf }) => {
+    await withWebhookRig(1, {}, async ({ receiver, secret, store, submit, webhookOf, webhookWhen }) => {
       const id = await submit('/failover');
-      await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 20_000);
+      await webhookWhen(id, 'delivered', 20_000);
       expect(store.failedReads).toBe(1);
       expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 1 });
       expect(receiver.requests).toHaveLength(1);
@@ -430,7 +437,7 @@ describe('a webhook whose job cannot be read when a replica picks it up', () => 
 
 describe('a webhook waiting out its backoff holds no delivery slot', () => {
   it('with one slot, another job’s webhook is delivered during the wait; the first resumes from its recorded attempt, same webhook-id', async () => {
-    await withWebhookRig(0, { concurrency: 1 }, async ({ receiver, secret, submit, webhookOf }) => {
+    await withWebhookRig(0, { concurrency: 1 }, async ({ receiver, secret, submit, webhookOf, webhookWhen }) => {
       // The first receiver call is refused for 3 s; every later one is accepted.
       receiver.script({ status: 503, headers: { 'retry-after': '3' } });
       const first = await submit('/down');
@@ -438,11 +445,10 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
       await until(async () => ((await webhookOf(first))?.attempts === 1 ? true : undefined), 10_000);
       expect(await webhookOf(first)).toEqual({ status: 'pending', attempts: 1 });
       const second = await submit('/up');
-      await until(async () => ((await webhookOf(second))?.status === 'delivered' ? true : undefined), 10_000);
+      await webhookWhen(second, 'delivered', 10_000);
       // Had the first held the only slot through its 3 s wait, its retry would have come first.
       expect(receiver.requests.map((r) => r.path)).toEqual(['/down', '/up']);
-      await until(async () => ((await webhookOf(first))?.status === 'delivered' ? true : undefined), 15_000);
-      expect(await webhookOf(first)).toEqual({ status: 'delivered', attempts: 2 });
+      expect(await webhookWhen(first, 'delivered', 15_000)).toEqual({ status: 'delivered', attempts: 2 });
       const down = receiver.requests.filter((r) => r.path === '/down');
       expect(down).toHaveLength(2);
       expect(down[1]!.at - down[0]!.at).toBeGreaterThanOrEqual(2900);
@@ -452,24 +458,23 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
   });
 
   it('a deferral the job store cannot record still waits its Retry-After and counts its attempt: the queue entry carries it', async () => {
-    await withWebhookRig(0, {}, async ({ receiver, store, submit, webhookOf }) => {
+    await withWebhookRig(0, {}, async ({ receiver, store, submit, webhookWhen }) => {
       // The attempt's own write and the deferral's both fail.
       store.progressWritesToFail = 2;
       receiver.script({ status: 503, headers: { 'retry-after': '3' } });
       const id = await submit('/down');
-      await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 15_000);
-      expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 2 });
+      expect(await webhookWhen(id, 'delivered', 15_000)).toEqual({ status: 'delivered', attempts: 2 });
       expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(2900);
     });
   });
 
   it('a deferral whose progress the queue entry cannot save still waits its Retry-After', async () => {
-    await withWebhookRig(0, {}, async ({ receiver, submit, webhookOf }) => {
+    await withWebhookRig(0, {}, async ({ receiver, submit, webhookOf, webhookWhen }) => {
       const save = vi.spyOn(Job.prototype, 'updateData').mockRejectedValueOnce(new Error('Connection is closed.'));
       try {
         receiver.script({ status: 503, headers: { 'retry-after': '3' } });
         const id = await submit('/down');
-        await until(async () => ((await webhookOf(id))?.status === 'delivered' ? true : undefined), 15_000);
+        await webhookWhen(id, 'delivered', 15_000);
         expect(save).toHaveBeenCalled();
         expect(await webhookOf(id)).toEqual({ status: 'delivered', attempts: 2 });
         expect(receiver.requests[1]!.at - receiver.requests[0]!.at).toBeGreaterThanOrEqual(2900);
@@ -483,12 +488,11 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
     await withWebhookRig(
       0,
       {},
-      async ({ receiver, store, submit, webhookOf }) => {
+      async ({ receiver, store, submit, webhookWhen }) => {
         store.progressWritesToFail = Infinity;
         receiver.script(...Array.from({ length: 5 }, () => ({ status: 503, headers: { 'retry-after': '1' } })));
         const id = await submit('/down');
-        await until(async () => ((await webhookOf(id))?.status === 'failed' ? true : undefined), 15_000);
-        expect(await webhookOf(id)).toEqual({ status: 'failed', attempts: 2, last_error: 'HTTP 503' });
+        expect(await webhookWhen(id, 'failed', 15_000)).toEqual({ status: 'failed', attempts: 2, last_error: 'HTTP 503' });
         await sleep(1500);
         expect(receiver.requests).toHaveLength(2);
       },
@@ -500,14 +504,13 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
     await withWebhookRig(
       0,
       { concurrency: 1 },
-      async ({ receiver, submit, webhookOf }) => {
+      async ({ receiver, submit, webhookWhen }) => {
         // The first is told to come back in 2 s of a 2.5 s budget; the second holds the only slot for 3 s.
         receiver.script({ status: 503, headers: { 'retry-after': '2' } }, { status: 200, delayMs: 3000 });
         const first = await submit('/down');
         await receiver.waitFor(1);
         await submit('/slow');
-        await until(async () => ((await webhookOf(first))?.status === 'delivered' ? true : undefined), 15_000);
-        expect(await webhookOf(first)).toEqual({ status: 'delivered', attempts: 2 });
+        expect(await webhookWhen(first, 'delivered', 15_000)).toEqual({ status: 'delivered', attempts: 2 });
         expect(receiver.requests.map((r) => r.path)).toEqual(['/down', '/slow', '/down']);
       },
       { WEBHOOK_MAX_RETRY_MS: '2500', WEBHOOK_RETRY_BASE_MS: '100' },
@@ -518,13 +521,10 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
     await withWebhookRig(
       0,
       {},
-      async ({ receiver, registry, submit, webhookOf }) => {
+      async ({ receiver, registry, submit, webhookWhen }) => {
         receiver.script({ status: 503, headers: { 'retry-after': '5' } });
         const id = await submit('/down');
-        const failed = await until(async () => {
-          const w = await webhookOf(id);
-          return w?.status === 'failed' ? w : undefined;
-        }, 2500);
+        const failed = await webhookWhen(id, 'failed', 2500);
         expect(failed).toEqual({ status: 'failed', attempts: 1, last_error: "HTTP 503; the job's results expire (JOB_RESULT_TTL_MS) before the next retry" });
         const outcomes = (await registry.getSingleMetric('conversation_risk_webhook_deliveries_total')?.get())?.values;
         expect(outcomes?.find((v) => v.labels.outcome === 'failed')?.value).toBe(1);
@@ -585,7 +585,7 @@ describe('a webhook the shared queue gives up after all its attempts', () => {
 
 describe('a deferred webhook the shared queue then gives up', () => {
   it('ends failed naming the receiver’s last answer, with the attempts its entry counted though the store could not record them', async () => {
-    await withWebhookRig(0, { attempts: 3, backoffMs: 50 }, async ({ receiver, store, submit, webhookOf }) => {
+    await withWebhookRig(0, { attempts: 3, backoffMs: 50 }, async ({ receiver, store, submit, webhookWhen }) => {
       // The attempt's own write and the deferral's fail; from the retry on, the job cannot be read.
       store.progressWritesToFail = 2;
       receiver.script({ status: 503, headers: { 'retry-after': '1' } });
@@ -594,10 +594,7 @@ describe('a deferred webhook the shared queue then gives up', () => {
       store.readsToFail = Infinity;
       await until(async () => (store.failedReads >= 3 ? true : undefined), 15_000);
       store.readsToFail = 0;
-      const webhook = await until(async () => {
-        const w = await webhookOf(id);
-        return w?.status === 'failed' ? w : undefined;
-      }, 5000);
+      const webhook = await webhookWhen(id, 'failed', 5000);
       expect(webhook).toEqual({
         status: 'failed',
         attempts: 1,
