@@ -15,10 +15,10 @@ let shared: TestApp;
 let scorer: EngineScorer;
 const apps: TestApp[] = [];
 
-/** Another app on the same scorer with these settings; closed after each test. */
-async function app(env: Record<string, string> = {}): Promise<TestApp> {
+/** Another app on the same scorer (or the one given) with these settings; closed after each test. */
+async function app(env: Record<string, string> = {}, on: EngineScorer = scorer): Promise<TestApp> {
   const t = await startTestApp({
-    scorer,
+    scorer: on,
     env: {
       RATE_LIMIT_MAX: '10000',
       WEBHOOK_SECRET: SECRET,
@@ -52,6 +52,29 @@ const lines = ['hi, how was your day', 'good, we had a quiz', `${MARKER} do not 
 const messages = (turns: number, seed = 0) =>
   Array.from({ length: turns }, (_, i) => ({ user: i % 2 === 0 ? 'user1' : 'user2', text: lines[(i + seed) % lines.length] as string }));
 const conversations = (n: number, turns = 6) => Array.from({ length: n }, (_, i) => ({ id: `conv-${i}`, messages: messages(turns, i) }));
+
+/**
+ * The shared scorer with every score() call held until release(): what a job holds for scoring stays
+ * queued while the test submits against it, however fast or loaded the machine is.
+ */
+function heldScorer(): { scorer: EngineScorer; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const held = new Proxy(scorer, {
+    get(target, prop) {
+      if (prop === 'score') {
+        return async (...args: Parameters<EngineScorer['score']>) => {
+          await gate;
+          return target.score(...args);
+        };
+      }
+      // The receiver is the scorer itself: its getters and methods read its private fields.
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { scorer: held, release };
+}
 
 const submit = (t: TestApp, body: unknown, key?: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'POST', url: '/v2/predict/batch', payload: body as object, headers: { ...bearer(key), ...headers } });
@@ -251,13 +274,15 @@ describe('submission rules answer a clear 4xx with detail', () => {
   });
 
   it('more than JOB_MAX_QUEUED_PER_KEY unfinished jobs of one key is a 429 with Retry-After; other keys are not affected', async () => {
-    const t = await app({ JOB_MAX_QUEUED_PER_KEY: '1' });
+    const hold = heldScorer();
+    const t = await app({ JOB_MAX_QUEUED_PER_KEY: '1' }, hold.scorer);
     const first = (await submit(t, { mode: 'batch', conversations: conversations(40, 20) })).json();
     const res = await submit(t, { mode: 'batch', conversations: conversations(1) });
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.json().detail).toMatch(/JOB_MAX_QUEUED_PER_KEY/);
     expect((await submit(t, { mode: 'batch', conversations: conversations(1) }, OTHER_KEY)).statusCode).toBe(202);
+    hold.release();
     await until(t, first.poll_url, finished);
     expect((await submit(t, { mode: 'batch', conversations: conversations(1) })).statusCode).toBe(202);
   });
@@ -269,17 +294,19 @@ describe('submission rules answer a clear 4xx with detail', () => {
     const big = conversations(40, 40);
     const small = conversations(10, 40).map((c) => ({ ...c, id: `small-${c.id}` }));
     const limit = held(big) + Math.floor(held(small) / 2);
-    const t = await app({ JOB_MAX_QUEUED_CHARS: String(limit) });
+    const hold = heldScorer();
+    const t = await app({ JOB_MAX_QUEUED_CHARS: String(limit) }, hold.scorer);
     const tooLarge = await submit(t, { mode: 'batch', conversations: [...big, ...small] });
     expect(tooLarge.statusCode).toBe(413);
     expect(tooLarge.json().detail).toMatch(/JOB_MAX_QUEUED_CHARS/);
     const first = await submit(t, { mode: 'batch', conversations: big });
     expect(first.statusCode).toBe(202);
-    // Right away most of the first job is still queued, so the second does not fit.
+    // The first job is still queued (its scoring is held), so the second does not fit.
     const full = await submit(t, { mode: 'batch', conversations: small }, OTHER_KEY);
     expect(full.statusCode).toBe(503);
     expect(full.headers['retry-after']).toBe('5');
     expect(full.json().detail).toMatch(/queue is full/);
+    hold.release();
     await until(t, first.json().poll_url, finished);
     expect((await submit(t, { mode: 'batch', conversations: small }, OTHER_KEY)).statusCode).toBe(202);
   });
