@@ -247,7 +247,7 @@ if [[ $SMOKE == 1 ]]; then
   for s in "${SLICES[@]}"; do IFS='|' read -r key _ size <<< "$s"; (( ${!key} == 0 )) || printf -v "$key" '%s' "$size"; done
   # The smoke run fetches nothing: hybrid only with a vectors file given (the test writes a small one).
   [[ -n "$VECTORS" ]] || VOCAB_MODE=wordpiece
-  [[ -n "$OUT" ]] || OUT="$(mktemp -d /tmp/conversation-risk-smoke.XXXXXX)"
+  [[ -n "$OUT" ]] || OUT="$(mktemp -d "${TMPDIR:-/tmp}/conversation-risk-smoke.XXXXXX")"
   WORK="$OUT.work"
 fi
 OUT="${OUT:-$ROOT/models/conversation-risk}"
