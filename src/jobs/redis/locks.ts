@@ -7,7 +7,8 @@
 // twentieth of JOB_LOCK_MS instead, a silent replica's lock lapses between 0.95 and 1 times
 // JOB_LOCK_MS after its last word, and the next check (within two ticks) hands the item over:
 // between 0.95 and 1.1 times JOB_LOCK_MS in all (test/unit/jobs/redis/takeover.test.ts).
-import type { WorkerOptions } from 'bullmq';
+import type { Job, WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 
 /** Checks and renewals per JOB_LOCK_MS: the takeover comes at most 2 / LOCK_TICKS late. */
 export const LOCK_TICKS = 20;
@@ -24,4 +25,20 @@ export function lockOptions(lockMs: number): Pick<WorkerOptions, 'lockDuration' 
     // One check per tick across all replicas (BullMQ guards it with a key that lasts one tick).
     stalledInterval: tick,
   };
+}
+
+// BullMQ's job.updateData writes for whichever run calls it. A run whose lock lapsed (its replica
+// stalled and another took the entry over) would write its older progress over the newer run's. This
+// is the same write, made only while the caller's token still holds the entry's lock, which BullMQ
+// keeps at `<job key>:lock` (its own scripts read it there).
+const UPDATE_IF_LOCKED = `if redis.call('GET', KEYS[1] .. ':lock') ~= ARGV[1] then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'data', ARGV[2])
+return 1`;
+
+/** Writes the entry's data if `token` still holds its lock; whether it did. Rejects when Redis fails. */
+export async function updateDataWhileLocked<T>(client: Redis, job: Job<T>, token: string | undefined, data: T): Promise<boolean> {
+  if (token === undefined || job.id === undefined) return false;
+  const written = await client.eval(UPDATE_IF_LOCKED, 1, `${job.queueQualifiedName}:${job.id}`, token, JSON.stringify(data));
+  return written === 1;
 }

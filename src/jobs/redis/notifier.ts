@@ -8,7 +8,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { SharedRedis } from '../../ops/redis.ts';
 import { drainQueueWorker } from './drain.ts';
-import { lockOptions } from './locks.ts';
+import { lockOptions, updateDataWhileLocked } from './locks.ts';
 import type { Deliver, DeliveryProgress, GaveUp, Notifier } from '../notifier.ts';
 import { webhookMessageId } from '../../webhooks/signing.ts';
 import { exhausted, GiveUps, stalledOut } from './give-up.ts';
@@ -80,8 +80,9 @@ export class QueueNotifier implements Notifier {
         // The retry waits in the delayed set, holding no slot; whichever replica is free runs it when
         // due (not an attempt of the entry's own: those count store failures and stopped replicas).
         // Progress not saved (Redis failing) still waits the retry's time: the job store has the
-        // attempts, and the larger count is the one used.
-        await job.updateData({ ...job.data, resume: outcome.progress }).catch(() => undefined);
+        // attempts, and the larger count is the one used. A run whose lock lapsed saves nothing: the
+        // replica that took the entry over owns its progress (and the move below refuses this run).
+        await updateDataWhileLocked(this.#redis.queue, job, token, { ...job.data, resume: outcome.progress }).catch(() => false);
         await job.moveToDelayed(outcome.retryAt, token);
         throw new DelayedError();
       },

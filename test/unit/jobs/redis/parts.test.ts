@@ -5,7 +5,7 @@
 // delivered, after the SSRF guard has checked it again. A webhook whose job cannot be read when it is
 // picked up is tried again, not dropped, and so is an item given up while the store cannot record it. A webhook waiting out its backoff holds no delivery slot. A webhook the queue gives up after all its attempts ends as failed, with why, a last try cut off by shutdown included.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Job, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
@@ -366,6 +366,8 @@ interface WebhookRig {
   receiver: Receiver;
   secret: string;
   store: ReadsFailAfterCompletion;
+  /** The replica's Redis connections (the webhook queue's among them). */
+  redis: SharedRedis;
   jobs: JobService;
   registry: Registry;
   /** The messages the JobService logged as warnings. */
@@ -412,7 +414,7 @@ async function withWebhookRig(readsToFail: number, notifier: QueueNotifierOption
       return webhook?.status === status ? webhook : undefined;
     }, timeoutMs);
   try {
-    await body({ receiver, secret, store, jobs, registry, warnings, submit, webhookOf, webhookWhen });
+    await body({ receiver, secret, store, redis: shared, jobs, registry, warnings, submit, webhookOf, webhookWhen });
   } finally {
     await jobs.drain(1000);
     await receiver.close();
@@ -469,8 +471,9 @@ describe('a webhook waiting out its backoff holds no delivery slot', () => {
   });
 
   it('a deferral whose progress the queue entry cannot save still waits its Retry-After', async () => {
-    await withWebhookRig(0, {}, async ({ receiver, submit, webhookOf, webhookWhen }) => {
-      const save = vi.spyOn(Job.prototype, 'updateData').mockRejectedValueOnce(new Error('Connection is closed.'));
+    await withWebhookRig(0, {}, async ({ receiver, redis, submit, webhookOf, webhookWhen }) => {
+      // The entry's progress is written by a script on the queue's connection (locks.ts updateDataWhileLocked), its only eval.
+      const save = vi.spyOn(redis.queue, 'eval').mockRejectedValueOnce(new Error('Connection is closed.'));
       try {
         receiver.script({ status: 503, headers: { 'retry-after': '3' } });
         const id = await submit('/down');
