@@ -13,15 +13,15 @@ interface MemoryJob {
   expiry?: NodeJS.Timeout;
 }
 
-/**
- * Everything in this process's memory. Finished jobs are forgotten after their TTL, and sooner once
- * more than `maxRetainedResults` results are kept (oldest job first), so memory stays bounded.
- */
 /** A webhook's attempts only ever go up, as RedisJobStore keeps them: a replica whose lock lapsed cannot write an older count back. */
 function raiseAttempts(webhook: NonNullable<JobRecord['webhook']>, attempts: number | undefined): void {
   if (attempts !== undefined) webhook.attempts = Math.max(webhook.attempts, attempts);
 }
 
+/**
+ * Everything in this process's memory. Finished jobs are forgotten after their TTL, and sooner once
+ * more than `maxRetainedResults` results are kept (oldest job first), so memory stays bounded.
+ */
 export class MemoryJobStore implements JobStore {
   readonly #jobs = new Map<string, MemoryJob>();
   readonly #idempotent = new Map<string, string>();
