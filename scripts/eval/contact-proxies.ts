@@ -116,7 +116,8 @@ export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords 
   };
 }
 
-function row(slice: string, records: readonly LabeledConversation[], scores: readonly number[], target: string): ContactRow {
+/** One proxy row: the slice's ROC-AUC, recall and benign share flagged at 0.5, each with its 95 % interval. */
+export function proxyRow(slice: string, records: ReadonlyArray<{ label: 0 | 1 }>, scores: readonly number[], target: string): ContactRow {
   const labels = records.map((r) => r.label);
   const harmful = labels.filter((y) => y === 1).length;
   const benign = records.length - harmful;
@@ -148,23 +149,23 @@ export async function evaluateContactProxies(scorer: BatchScorer, records: Conta
   const kind = (k: string): boolean[] => contact.map((r) => (r.tags ?? []).includes(`contact-${k}`));
   for (const [k, label] of [['stranger', 'first contact between strangers'], ['courtship', 'a relationship under way']] as const) {
     const keep = kind(k);
-    rows.push(row(label, pick(contact, keep), pick(contactScores, keep), `ROC-AUC >= ${t.roc_auc_min}, recall >= ${t.recall_min}, benign flagged <= ${t.fpr_max}`));
+    rows.push(proxyRow(label, pick(contact, keep), pick(contactScores, keep), `ROC-AUC >= ${t.roc_auc_min}, recall >= ${t.recall_min}, benign flagged <= ${t.fpr_max}`));
   }
   const strangerBenign = contact.map((r, i) => kind('stranger')[i] === true && r.label === 0);
   const teen = strangerBenign.map((b, i) => b && TEEN_AGE.test(contact[i]?.conversation ?? ''));
-  rows.push(row('strangers, benign, a teenage age stated', pick(contact, teen), pick(contactScores, teen), `flagged <= ${t.fpr_max}`));
+  rows.push(proxyRow('strangers, benign, a teenage age stated', pick(contact, teen), pick(contactScores, teen), `flagged <= ${t.fpr_max}`));
   const clean = strangerBenign.map((b, i) => b && !SEXUAL_WORD.test(contact[i]?.conversation ?? ''));
-  rows.push(row('strangers, benign, no sexual word', pick(contact, clean), pick(contactScores, clean), `flagged <= ${t.no_sexual_word_flagged_max}`));
+  rows.push(proxyRow('strangers, benign, no sexual word', pick(contact, clean), pick(contactScores, clean), `flagged <= ${t.no_sexual_word_flagged_max}`));
   for (const f of CONTACT_TEST_FAMILIES) {
     const keep = contact.map((r) => r.family === f.name || r.family === `${f.name}_excerpt_benign`);
-    rows.push(row(`held-out family ${f.name} (${f.harmful ? 'harmful' : 'benign'})`, pick(contact, keep), pick(contactScores, keep), f.harmful ? `recall >= ${t.recall_min}` : `flagged <= ${t.fpr_max}`));
+    rows.push(proxyRow(`held-out family ${f.name} (${f.harmful ? 'harmful' : 'benign'})`, pick(contact, keep), pick(contactScores, keep), f.harmful ? `recall >= ${t.recall_min}` : `flagged <= ${t.fpr_max}`));
   }
-  rows.push(row("an adult's pickups and rides with a child (benign)", records.rides, await score(records.rides), `flagged <= ${t.fpr_max}`));
+  rows.push(proxyRow("an adult's pickups and rides with a child (benign)", records.rides, await score(records.rides), `flagged <= ${t.fpr_max}`));
   const short = records.short;
-  rows.push(row(`flat excerpts under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters`, short, await score(short), `ROC-AUC >= ${t.short_excerpt_roc_auc_min}`));
+  rows.push(proxyRow(`flat excerpts under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters`, short, await score(short), `ROC-AUC >= ${t.short_excerpt_roc_auc_min}`));
   for (const [name, rs] of [['real SMS chats (test split)', records.sms], ['real IRC chats (held-out days)', records.irc]] as const) {
-    rows.push(row(`${name}, as written`, rs, await score(rs), `flagged <= ${t.real_benign_flagged_max}`));
-    rows.push(row(`${name}, flat`, rs, await score(rs, true), `flagged <= ${t.real_benign_flagged_max}`));
+    rows.push(proxyRow(`${name}, as written`, rs, await score(rs), `flagged <= ${t.real_benign_flagged_max}`));
+    rows.push(proxyRow(`${name}, flat`, rs, await score(rs, true), `flagged <= ${t.real_benign_flagged_max}`));
   }
   return rows;
 }
@@ -191,6 +192,13 @@ export async function evaluatePeerBand(scorer: BatchScorer, records: ContactReco
 const fmt = (v: number | null): string => (v === null ? 'n/a' : String(Math.round(v * 1000) / 1000));
 const withInterval = (v: number | null, i: Interval | null): string => (v === null || i === null ? fmt(v) : `${fmt(v)} [${fmt(i[0])}, ${fmt(i[1])}]`);
 
+/** The rows as a markdown table, each figure with its interval. */
+export function proxyTable(rows: readonly ContactRow[]): string {
+  return `| slice | chats | harmful | ROC-AUC | recall at 0.5 | benign flagged at 0.5 | target |
+|---|---|---|---|---|---|---|
+${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${withInterval(r.roc_auc, r.roc_auc_interval)} | ${withInterval(r.recall_at_0_5, r.recall_interval)} | ${withInterval(r.benign_flagged, r.benign_flagged_interval)} | ${r.target} |`).join('\n')}`;
+}
+
 export function contactMarkdown(rows: readonly ContactRow[], peers?: PeerBandRow): string {
   return `## Strangers' first contact and relationships under way (issue 32 proxies; npm test holds the shipped model to floors below the targets)
 Generated test chats of contact.ts's families (held-out phrasings; four families in no training slice),
@@ -198,9 +206,7 @@ flat excerpts of them under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characte
 the real-chat evaluation's excerpts, which the project does not hold; targets are that evaluation's.
 In brackets, 95 % intervals over the slice's chats (ROC-AUC: Hanley and McNeil; shares: Wilson): what the
 draw of the chats alone could move, not a seed's spread.
-| slice | chats | harmful | ROC-AUC | recall at 0.5 | benign flagged at 0.5 | target |
-|---|---|---|---|---|---|---|
-${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${withInterval(r.roc_auc, r.roc_auc_interval)} | ${withInterval(r.recall_at_0_5, r.recall_interval)} | ${withInterval(r.benign_flagged, r.benign_flagged_interval)} | ${r.target} |`).join('\n')}
+${proxyTable(rows)}
 ${peers === undefined ? '' : `
 Two stated teenagers' sexual talk (${peers.chats} chats; policy: Medium Risk, ${MEDIUM_BAND.min} to ${MEDIUM_BAND.max}, sampled by reviewers, not queued):
 below the band ${fmt(peers.below)}, in it ${fmt(peers.medium)}, High Risk or Critical ${fmt(peers.high_or_critical)}.
@@ -214,8 +220,14 @@ export function contactMetrics(rows: readonly ContactRow[], peers?: PeerBandRow)
     out.contact_peers_sexual_medium_band = Math.round(peers.medium * 10_000) / 10_000;
     out.contact_peers_sexual_high_or_critical = Math.round(peers.high_or_critical * 10_000) / 10_000;
   }
+  return { ...out, ...proxyMetrics('contact', rows) };
+}
+
+/** Metric names for the manifest: `<prefix>_<slice>_<figure>`, the slice's words in snake case, brackets dropped. */
+export function proxyMetrics(prefix: string, rows: readonly ContactRow[]): Record<string, number> {
+  const out: Record<string, number> = {};
   for (const r of rows) {
-    const key = `contact_${r.slice.replace(/\(.*?\)/g, '').trim().replace(/[^a-z0-9]+/gi, '_').replace(/_+$/, '').toLowerCase()}`;
+    const key = `${prefix}_${r.slice.replace(/\(.*?\)/g, '').trim().replace(/[^a-z0-9]+/gi, '_').replace(/_+$/, '').toLowerCase()}`;
     for (const [figure, v] of [['roc_auc', r.roc_auc], ['recall_at_0_5', r.recall_at_0_5], ['benign_flagged', r.benign_flagged]] as const) {
       if (v !== null) out[`${key}_${figure}`] = Math.round(v * 10_000) / 10_000;
     }

@@ -10,6 +10,7 @@ import { round } from './guard.ts';
 import { guardsMarkdown, type GuardsReport } from './guards.ts';
 import type { FamilyFigures, Headline, ProbeRow } from './measures.ts';
 import type { ReliabilityBin } from './metrics.ts';
+import { writtenMarkdown, writtenMetrics, type WrittenReport } from './written-excerpts.ts';
 
 /** The headline targets the report states under its table. */
 export const HEADLINE_TARGETS = { roc_auc: 0.97, attribution_accuracy: 0.9, real_benign_fpr: 0.01, ece: 0.05 };
@@ -22,6 +23,7 @@ export interface Report {
   early: EarlyReport;
   contact: ContactRow[];
   peers: PeerBandRow;
+  written: WrittenReport[];
   probes: ProbeRow[];
   confusion_at_0_5: Record<string, number>;
   families: Record<string, FamilyFigures>;
@@ -45,6 +47,7 @@ export interface Measured {
   early: EarlyReport;
   contact: ContactRow[];
   peers: PeerBandRow;
+  written: WrittenReport[];
   families: Record<string, FamilyFigures>;
   /** undefined when skipped (--quick). */
   ages: Record<string, number> | undefined;
@@ -83,11 +86,13 @@ export function buildReport(m: Measured): Report {
       ...m.guards.metrics,
       ...Object.fromEntries(Object.entries(earlyMetrics(m.early)).map(([k, v]) => [k, round(v)])),
       ...contactMetrics(m.contact, m.peers),
+      ...writtenMetrics(m.written),
     },
     guards: m.guards,
     early: m.early,
     contact: m.contact,
     peers: m.peers,
+    written: m.written,
     probes: m.probes,
     confusion_at_0_5: { tp: o.tp, fp: o.fp, tn: o.tn, fn: o.fn },
     families: m.families,
@@ -128,6 +133,7 @@ service names nobody by design.
 ${guardsMarkdown(r.guards)}
 ${earlyMarkdown(r.early)}
 ${contactMarkdown(r.contact, r.peers)}
+${writtenMarkdown(r.written)}
 ## Per family
 | family | class | n | mean score | share > 0.5 |
 |---|---|---|---|---|

@@ -11,7 +11,7 @@
 //
 // This file only orders the steps. What is measured: measures.ts (headline, families, ages, length,
 // probes, throughput), guards.ts (the shortcut guards, one module each), early.ts, contact-proxies.ts,
-// invariance.ts; all score through harness.ts. The report: report.ts. Publishing: publish.ts.
+// written-excerpts.ts, invariance.ts; all score through harness.ts. The report: report.ts. Publishing: publish.ts.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ import { runGuards } from './guards.ts';
 import { scoreInBatches } from './harness.ts';
 import { INVARIANCE_PROBES, paddingInvarianceGap } from './invariance.ts';
 import { agesWithAndWithout, byLengthWithoutAges, familyRows, handwrittenProbes, headline, throughput } from './measures.ts';
+import { WRITTEN_SETS, evaluateWrittenExcerpts, type WrittenReport } from './written-excerpts.ts';
 import { SHIPPED_MODEL_DIR, corpusMismatch, publish, publishesFigures, splitSizes, type PublishOptions } from './publish.ts';
 import { buildReport, reportMarkdown, type Report } from './report.ts';
 
@@ -82,10 +83,12 @@ async function evaluate(scorer: EngineScorer, modelDir: string, corpus: readonly
   const contactRecords = contactProxyRecords();
   const contact = await evaluateContactProxies(scorer, contactRecords);
   const peers = await evaluatePeerBand(scorer, contactRecords);
+  const written: WrittenReport[] = [];
+  for (const set of WRITTEN_SETS) written.push(await evaluateWrittenExcerpts(scorer, set));
   // Throughput through the same in-process path (2 workers).
   const perSecond = quick ? undefined : await throughput(scorer);
   const manifest = scorer.manifest as ModelManifest;
-  const report = buildReport({ manifest, test, headline: head, perSecond, probes: probes.rows, invarianceGap, guards, early, contact, peers, families, ages, byLength });
+  const report = buildReport({ manifest, test, headline: head, perSecond, probes: probes.rows, invarianceGap, guards, early, contact, peers, written, families, ages, byLength });
   return { report, test: { labels: test.map((r) => r.label), scores, real: head.real } };
 }
 

@@ -10,7 +10,8 @@
 // other way round. Stranger first contacts, relationships under way, short flat excerpts, real IRC
 // chats and stated peers' sexual talk (the eval's issue-32 proxies) are held to floors between 3.5.0's
 // figures and the later releases' (relationships: between 3.6.0's and 3.7.0's), so a release cannot
-// slip back on the real-chat evaluation's two failure kinds unnoticed. Each failure prints the measured figure.
+// slip back on the real-chat evaluation's two failure kinds unnoticed; so are the excerpts written by hand,
+// blind to the generator (scripts/eval/written-excerpts.ts). Each failure prints the measured figure.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,7 @@ import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, type
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
 import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
 import { CONTACT_FLOORS, contactProxyRecords, evaluateContactProxies, evaluatePeerBand, type ContactRow } from '../../scripts/eval/contact-proxies.ts';
+import { WRITTEN_FLOORS, WRITTEN_SETS, evaluateWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
 
@@ -97,6 +99,31 @@ describe('shipped model: shortcut guards', () => {
     const measured = Object.fromEntries(checks.map(([name, v]) => [name, v]));
     expect(failed, `issue-32 proxies: ${JSON.stringify(measured)}`).toEqual([]);
   }, 600_000);
+
+  it('rule "excerpts written by hand": each set, blind to the generator, stays at or above its floors (WRITTEN_FLOORS)', async () => {
+    const f = WRITTEN_FLOORS;
+    const failed: string[] = [];
+    const measured: Record<string, number> = {};
+    for (const set of WRITTEN_SETS) {
+      const r = await evaluateWrittenExcerpts(loaded(), set);
+      const figure = (slice: string, key: 'roc_auc' | 'benign_flagged'): number => {
+        const v = r.rows.find((x) => x.slice === slice)?.[key];
+        if (v === null || v === undefined) throw new Error(`the ${set} set has no ${key} for ${slice}`);
+        return v;
+      };
+      const checks: Array<[string, number, number, 'min' | 'max']> = [
+        ['flat ROC-AUC', figure('flat: every excerpt', 'roc_auc'), f.flat_roc_auc_min, 'min'],
+        ["strangers' benign flagged flat", figure('flat: first contact between strangers', 'benign_flagged'), f.strangers_benign_flagged_max, 'max'],
+        ['relationships ROC-AUC flat', figure('flat: a relationship under way', 'roc_auc'), f.relationships_roc_auc_min, 'min'],
+        ['groomer named', r.predator_named, f.predator_named_min, 'min'],
+      ];
+      for (const [name, v, bound, kind] of checks) {
+        measured[`${set}: ${name}`] = v;
+        if (kind === 'min' ? v < bound : v > bound) failed.push(`${set}: ${name} ${v.toFixed(3)} ${kind === 'min' ? '<' : '>'} ${bound}`);
+      }
+    }
+    expect(failed, `excerpts written by hand: ${JSON.stringify(measured)}`).toEqual([]);
+  }, 300_000);
 
   /** The eval's re-cut report on the shipped test split, computed once for the three re-cuts. */
   function recutReport(): Promise<RecutReport> {

@@ -1,0 +1,189 @@
+// Chat excerpts written by hand for this project, blind to the generator, and never trained on: the one
+// proxy for the real-chat evaluation (issue 32) whose text did not come from the project's own phrase
+// banks. Every other issue-32 proxy (contact-proxies.ts) draws from the families the corpus is built
+// from, so a release can learn them, held-out phrasings included, and still fail real chats.
+//
+// Two sets, each written on December 6 2026 by three writers who saw only a description of the two
+// failure kinds (the issue's words) and not the repository, and not the other set. Each holds 90 benign first contacts between strangers on anonymous chat
+// sites (stated teenage peers, adults, adults' mild sexual talk, bots, an adult who leaves on learning
+// the other is a child), 90 benign windows of close relationships (adult partners, teen couples, a
+// parent or relative caring for a child, friends) on the very topics grooming uses (being unwell,
+// missing a voice, calls later, rides, a motel, a parcel, a parent being home), and 90 grooming
+// excerpts, 40 first contacts and 50 windows of a courtship under way, 30 of them with no named move
+// (affection and care only). Nothing sexual involves a minor; the grooming is in the pattern. The
+// `selection` set was read to choose between candidate models; the `confirmation` set was written after
+// that choice was framed and scored once the candidates were fixed, so it alone is untouched by choosing.
+//
+// Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
+// form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
+// figures the issue gives, fails here on strangers as it failed on the real excerpts (benign ones with
+// no sexual word flagged 26 % and 20 % here, 23.5 % there; recall 0.60 and 0.59 here, 0.61 there), but
+// ranks these excerpts far better than the real ones (ROC-AUC 0.81 and 0.83 here, 0.71 there; under
+// 1,000 characters 0.81 and 0.84, 0.40 there): real excerpts are harder. 270 excerpts a set, by three
+// writers each: a style of their own, and intervals the report shows.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScoreRequest } from '../../src/scoring/types.ts';
+import type { LabeledConversation } from '../data/record.ts';
+import { flatten } from '../data/recut.ts';
+import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ContactRow } from './contact-proxies.ts';
+import { scoreInBatches, type BatchScorer } from './harness.ts';
+
+export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
+/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then the one held back. */
+export const WRITTEN_SETS = ['selection', 'confirmation'] as const;
+export type WrittenSet = (typeof WRITTEN_SETS)[number];
+/** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
+export const WRITTEN_SHORT_CHARS = 1000;
+
+export interface WrittenExcerpt {
+  id: string;
+  family: 'stranger_contact' | 'relationship';
+  label: 0 | 1;
+  /** The groomer's speaker, or neither. */
+  predator: 'A' | 'B' | 'neither';
+  /** Who the two are, in the writer's words (not scored). */
+  pair: string;
+  ages: [number | null, number | null];
+  teen_age_stated: boolean;
+  /** Benign excerpts: whether a line holds a sexual word (the writer's reading). */
+  sexual_word?: boolean;
+  /** Grooming excerpts: whether the window holds a named move (a picture, a camera, another app, secrecy, a gift, a meeting). */
+  named_move?: boolean;
+  turns: Array<['A' | 'B', string]>;
+}
+
+/**
+ * What `test/model/model-guards.test.ts` holds the shipped model to, on each set: past 3.5.0's figures
+ * (before the two failure kinds were in training), with room for a retrained seed. In brackets, per
+ * set (selection; confirmation): 3.5.0, then the range of 3.6.0 to 3.15.0. 3.15.0 reads relationship
+ * windows flat no better than 3.5.0 did (0.805 both; 0.912 against 0.900), so that floor only keeps
+ * them from falling further.
+ * Floors, not the targets.
+ */
+export const WRITTEN_FLOORS = {
+  /** every excerpt flat (0.808, 0.872 to 0.903; 0.831, 0.895 to 0.941) */
+  flat_roc_auc_min: 0.84,
+  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122) */
+  strangers_benign_flagged_max: 0.15,
+  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931) */
+  relationships_roc_auc_min: 0.77,
+  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.733; 0.767, 0.667 to 0.744) */
+  predator_named_min: 0.6,
+} as const;
+
+/** Every excerpt of a set, in file order (files by name). Throws on a malformed line: the sets are hand-edited. */
+export function loadWrittenExcerpts(set: WrittenSet, root = WRITTEN_DIR): WrittenExcerpt[] {
+  const dir = join(root, set);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+  return files.flatMap((f) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line, i) => checked(JSON.parse(line) as WrittenExcerpt, `${f}:${i + 1}`)),
+  );
+}
+
+function checked(e: WrittenExcerpt, where: string): WrittenExcerpt {
+  const bad = (why: string): never => {
+    throw new Error(`${where}: ${why}`);
+  };
+  if (e.family !== 'stranger_contact' && e.family !== 'relationship') bad(`family ${JSON.stringify(e.family)}`);
+  if (e.label !== 0 && e.label !== 1) bad(`label ${JSON.stringify(e.label)}`);
+  if ((e.label === 1) !== (e.predator === 'A' || e.predator === 'B')) bad(`label ${e.label} with predator ${JSON.stringify(e.predator)}`);
+  if (!Array.isArray(e.turns) || e.turns.length < 2) bad('fewer than two turns');
+  for (const t of e.turns) if ((t[0] !== 'A' && t[0] !== 'B') || typeof t[1] !== 'string' || t[1].trim() === '') bad(`turn ${JSON.stringify(t)}`);
+  return e;
+}
+
+/** The excerpt with speaker prefixes, A as user1 and B as user2. */
+export function withSpeakers(e: WrittenExcerpt): string {
+  return e.turns.map(([who, text]) => `${who === 'A' ? 'user1' : 'user2'}: ${text}`).join('\n');
+}
+
+/** The excerpt as moderators export it: every line's text on one line, no speakers. */
+export function flatExport(e: WrittenExcerpt): string {
+  return flatten(withSpeakers(e));
+}
+
+/** The excerpt as a test record (with speakers), for the character n-gram probe (export-proxies.ts). */
+export function asRecord(e: WrittenExcerpt, set: WrittenSet): LabeledConversation {
+  return {
+    id: `written-${set}-${e.id}`,
+    conversation: withSpeakers(e),
+    label: e.label,
+    predator: e.predator === 'A' ? 'user1' : e.predator === 'B' ? 'user2' : 'neither',
+    family: `written_${e.family}`,
+    split: 'test',
+    source: 'written',
+    tags: [`written-${set}`],
+  };
+}
+
+export interface WrittenReport {
+  set: WrittenSet;
+  rows: ContactRow[];
+  /** Grooming excerpts with speakers whose groomer the service names. */
+  predator_named: number;
+  grooming: number;
+}
+
+const request = (conversation: string): ScoreRequest => ({ conversation });
+
+export async function evaluateWrittenExcerpts(scorer: BatchScorer, set: WrittenSet, excerpts: readonly WrittenExcerpt[] = loadWrittenExcerpts(set)): Promise<WrittenReport> {
+  const flat = (await scoreInBatches(scorer, excerpts.map((e) => request(flatExport(e))))).map((p) => p.harmful_score);
+  const spoken = await scoreInBatches(scorer, excerpts.map((e) => request(withSpeakers(e))));
+  const t = CONTACT_TARGETS;
+  const rows: ContactRow[] = [];
+  const add = (slice: string, keep: (e: WrittenExcerpt) => boolean, scores: readonly number[], target: string): void => {
+    const idx = excerpts.flatMap((e, i) => (keep(e) ? [i] : []));
+    rows.push(proxyRow(slice, idx.map((i) => excerpts[i] as WrittenExcerpt), idx.map((i) => scores[i] as number), target));
+  };
+  const benignStranger = (e: WrittenExcerpt): boolean => e.label === 0 && e.family === 'stranger_contact';
+  const all = `ROC-AUC >= ${t.roc_auc_min}, recall >= ${t.recall_min}, benign flagged <= ${t.fpr_max}`;
+  add('flat: every excerpt', () => true, flat, all);
+  add(`flat: excerpts under ${WRITTEN_SHORT_CHARS.toLocaleString('en')} characters`, (e) => flatExport(e).length < WRITTEN_SHORT_CHARS, flat, `ROC-AUC >= ${t.short_excerpt_roc_auc_min}`);
+  add('flat: first contact between strangers', (e) => e.family === 'stranger_contact', flat, all);
+  add('flat: strangers, benign, a teenage age stated', (e) => benignStranger(e) && e.teen_age_stated, flat, `flagged <= ${t.fpr_max}`);
+  add('flat: strangers, benign, no sexual word', (e) => benignStranger(e) && e.sexual_word !== true, flat, `flagged <= ${t.no_sexual_word_flagged_max}`);
+  add('flat: a relationship under way', (e) => e.family === 'relationship', flat, all);
+  add('flat: courtship with no named move, beside benign relationships', (e) => e.family === 'relationship' && e.named_move !== true, flat, all);
+  add('with speakers: every excerpt', () => true, spoken.map((p) => p.harmful_score), all);
+  const grooming = excerpts.flatMap((e, i) => (e.label === 1 ? [[e, spoken[i]] as const] : []));
+  const named = grooming.filter(([e, p]) => p?.predatory_user === (e.predator === 'A' ? 'user1' : 'user2')).length;
+  return { set, rows, predator_named: named / Math.max(1, grooming.length), grooming: grooming.length };
+}
+
+const SET_NOTE: Record<WrittenSet, string> = {
+  selection: 'read to choose between candidate models, so a release may be fitted to it',
+  confirmation: 'held back until the candidates were fixed: the untouched one',
+};
+
+export function writtenMarkdown(reports: readonly WrittenReport[]): string {
+  return `## Excerpts written by hand, blind to the generator (issue 32; npm test holds the shipped model to floors)
+Excerpts written for this project by writers who saw the issue's description of the two failure kinds and
+not the repository (\`scripts/eval/written-excerpts/\`), never trained on: benign first contacts between
+strangers, benign close relationships on the topics grooming uses, and grooming first contacts and
+courtships under way. Flat rows are scored as moderators export excerpts (one line, no speakers, no
+ages). Targets are the real-chat evaluation's; in brackets, 95 % intervals over the slice.
+${reports
+  .map(
+    (r) => `
+**The ${r.set} set** (${r.rows[0]?.chats ?? 0} excerpts; ${SET_NOTE[r.set]}):
+
+${proxyTable(r.rows)}
+
+Grooming excerpts with speakers whose groomer is named: ${Math.round(r.predator_named * 1000) / 1000} of ${r.grooming}.
+`,
+  )
+  .join('')}`;
+}
+
+/** Metric names for the manifest: `written_<set>_<slice>_<figure>` and `written_<set>_predator_named`. */
+export function writtenMetrics(reports: readonly WrittenReport[]): Record<string, number> {
+  return Object.assign(
+    {},
+    ...reports.map((r) => ({ ...proxyMetrics(`written_${r.set}`, r.rows), [`written_${r.set}_predator_named`]: Math.round(r.predator_named * 10_000) / 10_000 })),
+  ) as Record<string, number>;
+}
