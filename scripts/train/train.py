@@ -34,7 +34,7 @@ from model import ConversationRisk  # noqa: E402
 from onnx_export import export_contract_onnx  # noqa: E402
 from teacher import load_teacher, teacher_rows  # noqa: E402
 from validation import evaluate  # noqa: E402
-from views import augment, piece_dropout, rendered_view  # noqa: E402
+from views import age_dropout, age_token_ids, augment, piece_dropout, rendered_view  # noqa: E402
 from word_swaps import neighbour_table, swap_words  # noqa: E402
 
 
@@ -101,6 +101,7 @@ def main():
     ap.add_argument("--word-swap", type=float, default=0.0, help="share of the tokens that have a near neighbour among the pretrained vectors replaced by one (word_swaps.py; needs --embeddings), in the batch and its views; 0 in every release so far")
     ap.add_argument("--word-swap-neighbours", type=int, default=4, help="how many nearest neighbours a swap draws from")
     ap.add_argument("--word-swap-min-cosine", type=float, default=0.7, help="the least cosine a neighbour has")
+    ap.add_argument("--age-dropout", type=float, default=0.0, help="share of the conversations (and of the views) whose every number from 10 to 59 is emptied (views.py age_dropout); 0 in every release so far")
     args = ap.parse_args()
     if args.word_swap > 0 and not args.embeddings:
         raise SystemExit("--word-swap draws neighbours from the pretrained vectors: give --embeddings")
@@ -132,6 +133,9 @@ def main():
         pretrained, covered = load_pretrained(args.embeddings, vocab_size)
         minilm_words = minilm_dimensions(args.embeddings)
         print(f"pretrained vectors: {covered} of {vocab_size} entries{f', with MiniLM reading of each in {minilm_words} more dimensions' if minilm_words else ''}", flush=True)
+    age_ids = age_token_ids(args.tokenizer) if args.age_dropout > 0 else None
+    if age_ids is not None:
+        print(f"age dropout: {age_ids.numel()} number entries, in {args.age_dropout} of the conversations", flush=True)
     swaps = None
     if args.word_swap > 0:
         swaps = neighbour_table(pretrained, minilm_words, args.word_swap_neighbours, args.word_swap_min_cosine)
@@ -179,6 +183,7 @@ def main():
                         r += 1
                 distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
             ids = piece_dropout(ids, owner, b, piece_rates)
+            ids = age_dropout(ids, owner, len(b), age_ids, args.age_dropout)
             if swaps is not None:
                 ids = swap_words(ids, swaps, args.word_swap)
             ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout,
@@ -203,6 +208,7 @@ def main():
                 if chosen:
                     views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens, merge_rate=args.view_merge_rate, turn_tokens=args.turn_piece_tokens) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
+                    vids = age_dropout(vids, vowner, len(views), age_ids, args.age_dropout)
                     vtarget = target[chosen]
                     if swaps is not None:
                         vids = swap_words(vids, swaps, args.word_swap)
@@ -250,9 +256,10 @@ def main():
             "calibration": {"method": "temperature", "temperature": temperature, "bias": bias},
             "history": history,
             "selected_epoch": best[2],
-            # The teacher's weight only where it taught, the side ages, label weights and piece dropout only
-            # where they were given, so a member trained without them records what it always did.
-            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine")},
+            # The teacher's weight only where it taught, the side ages, label weights, piece and age dropout
+            # only where they were given, so a member trained without them records what it always did.
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine", "age_dropout")},
+                                **({"age_dropout": args.age_dropout} if args.age_dropout > 0 else {}),
                                 **({"teacher_weight": args.teacher_weight} if args.teacher else {}),
                                 **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {}),
                                 **({"harm_weights": harm_weights} if harm_weights else {}),

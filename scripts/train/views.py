@@ -1,7 +1,10 @@
 """Other renderings of a training conversation, built from its pieces: flat, re-cut into short lines,
-merged runs, and the batch augmentations (token dropout, speaker mirroring). A model trained on
-them scores a chat the same however the client cut it into lines.
+merged runs, and the batch augmentations (token dropout, speaker mirroring, piece and age dropout). A
+model trained on them scores a chat the same however the client cut it into lines.
 """
+import json
+import re
+
 import torch
 
 from data import MAX_TOKENS_PER_FLAT_PIECE, MAX_TOKENS_PER_TURN, MAX_TURNS
@@ -25,6 +28,24 @@ def augment(ids, spk, ages, owner, target, token_dropout, sides=None):
     if sides is not None:
         sides = torch.where(flip.unsqueeze(-1), sides.flip(-1), sides)
     return ids, spk, ages, target, sides
+
+
+def age_token_ids(tokenizer_path, low=10, high=59):
+    """The ids of the vocabulary's whole-number entries from `low` to `high`: how a stated age reads."""
+    with open(tokenizer_path) as f:
+        vocab = json.load(f)["model"]["vocab"]
+    return torch.tensor(sorted(i for w, i in vocab.items() if re.fullmatch(r"\d{2}", w) and low <= int(w) <= high), dtype=torch.int64)
+
+
+def age_dropout(ids, owner, conversations, age_ids, rate):
+    """In a share `rate` of the conversations, every token that could be a stated age emptied, in all
+    their segments: the window reads as a real one that states no age, where only what each side writes
+    of school, a parent, work or a car tells who is a child."""
+    if rate <= 0 or age_ids.numel() == 0:
+        return ids
+    chosen = (torch.rand(conversations) < rate)[owner]
+    is_age = torch.isin(ids, age_ids)
+    return ids * (~(is_age & chosen.view(-1, *([1] * (ids.dim() - 1))))).to(ids.dtype)
 
 
 def piece_dropout(ids, owner, convs, rates):
