@@ -19,8 +19,8 @@ import type { LabeledConversation } from '../data/record.ts';
 import { flatten } from '../data/recut.ts';
 import { loadIrcChats, loadSmsChats } from '../data/texting.ts';
 import { toRequest } from '../data/export.ts';
-import { atThreshold, rocAuc, rocAucInterval, wilsonInterval, type Interval } from './metrics.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
+import { proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
 
 export const CONTACT_SEED = 32032;
 /** Chats drawn for the whole-chat proxy, and for the short-excerpt proxy (about half are kept, being under 1,000 characters). */
@@ -72,26 +72,6 @@ const SEXUAL_WORD = /\b(sex\w*|horny|naked|nudes?|dirty|naughty|kiss\w*|fantasy|
 /** A stated teenage age: a number from 13 to 17 standing alone (`15 f uk`, `im 14`). */
 const TEEN_AGE = /(?:^|[\s/,.(])(1[3-7])(?=$|[\s/,.)!?]|\s?[mfMF]\b)/;
 
-export interface ContactRow {
-  slice: string;
-  chats: number;
-  harmful: number;
-  /** null where the slice holds one class only. */
-  roc_auc: number | null;
-  recall_at_0_5: number | null;
-  /** Share of the slice's benign chats scored above 0.5. */
-  benign_flagged: number | null;
-  /**
-   * 95 % intervals of the three figures over the slice's chats (ROC-AUC: Hanley and McNeil; the shares:
-   * Wilson), null where the figure is. A slice of 65 SMS chats cannot tell 2 % from 5 %: the report
-   * shows how far each figure could move by the draw of the chats alone.
-   */
-  roc_auc_interval: Interval | null;
-  recall_interval: Interval | null;
-  benign_flagged_interval: Interval | null;
-  target: string;
-}
-
 export interface ContactRecords {
   contact: LabeledConversation[];
   short: LabeledConversation[];
@@ -116,34 +96,13 @@ export function contactProxyRecords(dataDir = DEFAULT_DATA_DIR): ContactRecords 
   };
 }
 
-/** One proxy row: the slice's ROC-AUC, recall and benign share flagged at 0.5, each with its 95 % interval. */
-export function proxyRow(slice: string, records: ReadonlyArray<{ label: 0 | 1 }>, scores: readonly number[], target: string): ContactRow {
-  const labels = records.map((r) => r.label);
-  const harmful = labels.filter((y) => y === 1).length;
-  const benign = records.length - harmful;
-  const at = atThreshold(labels, scores);
-  const auc = harmful > 0 && benign > 0 ? rocAuc(labels, scores) : null;
-  return {
-    slice,
-    chats: records.length,
-    harmful,
-    roc_auc: auc,
-    recall_at_0_5: harmful > 0 ? at.recall : null,
-    benign_flagged: benign > 0 ? at.fpr : null,
-    roc_auc_interval: auc === null ? null : rocAucInterval(auc, harmful, benign),
-    recall_interval: harmful > 0 ? wilsonInterval(at.tp, harmful) : null,
-    benign_flagged_interval: benign > 0 ? wilsonInterval(at.fp, benign) : null,
-    target,
-  };
-}
-
 const pick = <T>(xs: readonly T[], keep: readonly boolean[]): T[] => xs.filter((_, i) => keep[i]);
 
-export async function evaluateContactProxies(scorer: BatchScorer, records: ContactRecords = contactProxyRecords()): Promise<ContactRow[]> {
+export async function evaluateContactProxies(scorer: BatchScorer, records: ContactRecords = contactProxyRecords()): Promise<ProxyRow[]> {
   const score = async (rs: readonly LabeledConversation[], flat = false): Promise<number[]> =>
     (await scoreInBatches(scorer, rs.map((r) => (flat ? { ...toRequest(r), conversation: flatten(r.conversation) } : toRequest(r))))).map((p) => p.harmful_score);
   const t = CONTACT_TARGETS;
-  const rows: ContactRow[] = [];
+  const rows: ProxyRow[] = [];
   const contact = records.contact;
   const contactScores = await score(contact);
   const kind = (k: string): boolean[] => contact.map((r) => (r.tags ?? []).includes(`contact-${k}`));
@@ -190,16 +149,8 @@ export async function evaluatePeerBand(scorer: BatchScorer, records: ContactReco
 }
 
 const fmt = (v: number | null): string => (v === null ? 'n/a' : String(Math.round(v * 1000) / 1000));
-const withInterval = (v: number | null, i: Interval | null): string => (v === null || i === null ? fmt(v) : `${fmt(v)} [${fmt(i[0])}, ${fmt(i[1])}]`);
 
-/** The rows as a markdown table, each figure with its interval. */
-export function proxyTable(rows: readonly ContactRow[]): string {
-  return `| slice | chats | harmful | ROC-AUC | recall at 0.5 | benign flagged at 0.5 | target |
-|---|---|---|---|---|---|---|
-${rows.map((r) => `| ${r.slice} | ${r.chats} | ${r.harmful} | ${withInterval(r.roc_auc, r.roc_auc_interval)} | ${withInterval(r.recall_at_0_5, r.recall_interval)} | ${withInterval(r.benign_flagged, r.benign_flagged_interval)} | ${r.target} |`).join('\n')}`;
-}
-
-export function contactMarkdown(rows: readonly ContactRow[], peers?: PeerBandRow): string {
+export function contactMarkdown(rows: readonly ProxyRow[], peers?: PeerBandRow): string {
   return `## Strangers' first contact and relationships under way (issue 32 proxies; npm test holds the shipped model to floors below the targets)
 Generated test chats of contact.ts's families (held-out phrasings; four families in no training slice),
 flat excerpts of them under ${SHORT_EXCERPT_CHARS.toLocaleString('en')} characters, and real SMS and IRC test chats. They stand in for
@@ -214,23 +165,11 @@ below the band ${fmt(peers.below)}, in it ${fmt(peers.medium)}, High Risk or Cri
 }
 
 /** Metric names for the manifest: `contact_<slice>_<figure>`. */
-export function contactMetrics(rows: readonly ContactRow[], peers?: PeerBandRow): Record<string, number> {
+export function contactMetrics(rows: readonly ProxyRow[], peers?: PeerBandRow): Record<string, number> {
   const out: Record<string, number> = {};
   if (peers !== undefined) {
     out.contact_peers_sexual_medium_band = Math.round(peers.medium * 10_000) / 10_000;
     out.contact_peers_sexual_high_or_critical = Math.round(peers.high_or_critical * 10_000) / 10_000;
   }
   return { ...out, ...proxyMetrics('contact', rows) };
-}
-
-/** Metric names for the manifest: `<prefix>_<slice>_<figure>`, the slice's words in snake case, brackets dropped. */
-export function proxyMetrics(prefix: string, rows: readonly ContactRow[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const r of rows) {
-    const key = `${prefix}_${r.slice.replace(/\(.*?\)/g, '').trim().replace(/[^a-z0-9]+/gi, '_').replace(/_+$/, '').toLowerCase()}`;
-    for (const [figure, v] of [['roc_auc', r.roc_auc], ['recall_at_0_5', r.recall_at_0_5], ['benign_flagged', r.benign_flagged]] as const) {
-      if (v !== null) out[`${key}_${figure}`] = Math.round(v * 10_000) / 10_000;
-    }
-  }
-  return out;
 }

@@ -4,7 +4,8 @@
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { TEST_FAMILIES } from '../data/generate.ts';
 import type { LabeledConversation } from '../data/record.ts';
-import { contactMarkdown, contactMetrics, type ContactRow, type PeerBandRow } from './contact-proxies.ts';
+import { contactMarkdown, contactMetrics, type PeerBandRow } from './contact-proxies.ts';
+import type { ProxyRow } from './proxy-rows.ts';
 import { earlyMarkdown, earlyMetrics, type EarlyReport } from './early.ts';
 import { round } from './guard.ts';
 import { guardsMarkdown, type GuardsReport } from './guards.ts';
@@ -21,7 +22,7 @@ export interface Report {
   metrics: Record<string, number>;
   guards: GuardsReport;
   early: EarlyReport;
-  contact: ContactRow[];
+  contact: ProxyRow[];
   peers: PeerBandRow;
   written: WrittenReport[];
   probes: ProbeRow[];
@@ -45,7 +46,7 @@ export interface Measured {
   invarianceGap: number;
   guards: GuardsReport;
   early: EarlyReport;
-  contact: ContactRow[];
+  contact: ProxyRow[];
   peers: PeerBandRow;
   written: WrittenReport[];
   families: Record<string, FamilyFigures>;

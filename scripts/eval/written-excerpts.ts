@@ -29,7 +29,8 @@ import { join } from 'node:path';
 import type { ScoreRequest } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { flatten } from '../data/recut.ts';
-import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ContactRow } from './contact-proxies.ts';
+import { CONTACT_TARGETS } from './contact-proxies.ts';
+import { proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
@@ -124,7 +125,7 @@ export function asRecord(e: WrittenExcerpt, set: WrittenSet): LabeledConversatio
 
 export interface WrittenReport {
   set: WrittenSet;
-  rows: ContactRow[];
+  rows: ProxyRow[];
   /** Grooming excerpts with speakers whose groomer the service names. */
   predator_named: number;
   grooming: number;
@@ -136,7 +137,7 @@ export async function evaluateWrittenExcerpts(scorer: BatchScorer, set: WrittenS
   const flat = (await scoreInBatches(scorer, excerpts.map((e) => request(flatExport(e))))).map((p) => p.harmful_score);
   const spoken = await scoreInBatches(scorer, excerpts.map((e) => request(withSpeakers(e))));
   const t = CONTACT_TARGETS;
-  const rows: ContactRow[] = [];
+  const rows: ProxyRow[] = [];
   const add = (slice: string, keep: (e: WrittenExcerpt) => boolean, scores: readonly number[], target: string): void => {
     const idx = excerpts.flatMap((e, i) => (keep(e) ? [i] : []));
     rows.push(proxyRow(slice, idx.map((i) => excerpts[i] as WrittenExcerpt), idx.map((i) => scores[i] as number), target));

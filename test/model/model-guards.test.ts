@@ -24,7 +24,8 @@ import { scoreInBatches } from '../../scripts/eval/harness.ts';
 import { RECUT_MAX_MOVE, RECUT_SAMPLE, RECUT_TARGET_SHARE, recutInvariance, type RecutReport } from '../../scripts/eval/recut-invariance.ts';
 import { SHORT_TARGETS, shortBenignChats } from '../../scripts/eval/short-chats.ts';
 import { LONG_TALK_BENIGN, LONG_TALK_TARGETS, evaluateLongSmallTalk } from '../../scripts/eval/long-small-talk.ts';
-import { CONTACT_FLOORS, contactProxyRecords, evaluateContactProxies, evaluatePeerBand, type ContactRow } from '../../scripts/eval/contact-proxies.ts';
+import { CONTACT_FLOORS, contactProxyRecords, evaluateContactProxies, evaluatePeerBand } from '../../scripts/eval/contact-proxies.ts';
+import type { ProxyRow } from '../../scripts/eval/proxy-rows.ts';
 import { WRITTEN_FLOORS, WRITTEN_SETS, evaluateWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
@@ -78,7 +79,7 @@ describe('shipped model: shortcut guards', () => {
     const rows = await evaluateContactProxies(loaded(), records);
     const peers = await evaluatePeerBand(loaded(), records);
     const figure = (slice: string, key: 'roc_auc' | 'benign_flagged'): number => {
-      const r: ContactRow | undefined = rows.find((x) => x.slice === slice);
+      const r: ProxyRow | undefined = rows.find((x) => x.slice === slice);
       const v = r?.[key];
       if (v === null || v === undefined) throw new Error(`the contact proxies have no ${key} for ${slice}`);
       return v;
