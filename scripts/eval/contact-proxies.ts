@@ -20,7 +20,7 @@ import { flatten } from '../data/recut.ts';
 import { loadIrcChats, loadSmsChats } from '../data/texting.ts';
 import { toRequest } from '../data/export.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
-import { proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
+import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
 
 export const CONTACT_SEED = 32032;
 /** Chats drawn for the whole-chat proxy, and for the short-excerpt proxy (about half are kept, being under 1,000 characters). */
@@ -33,15 +33,8 @@ export const RIDE_CHATS = 300;
 /** The Medium Risk band (the spec's risk bands), where the policy places two stated minors' sexual talk. */
 export const MEDIUM_BAND = { min: 0.4, max: 0.6 } as const;
 
-/** The real-chat evaluation's targets (issue 32) that these proxies stand in for. */
-export const CONTACT_TARGETS = {
-  roc_auc_min: 0.85,
-  short_excerpt_roc_auc_min: 0.75,
-  recall_min: 0.6,
-  fpr_max: 0.1,
-  no_sexual_word_flagged_max: 0.05,
-  real_benign_flagged_max: 0.02,
-} as const;
+/** The real-chat evaluation's targets (issue 32) that these proxies stand in for (proxy-rows.ts). */
+export { CONTACT_TARGETS } from './proxy-rows.ts';
 
 /**
  * What `test/model/model-guards.test.ts` holds the shipped model to: between 3.5.0's figures, before

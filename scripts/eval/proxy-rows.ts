@@ -1,9 +1,20 @@
 // One row of a proxy slice (a set of chats scored by the eval that stands in for the real-chat
 // evaluation): its ROC-AUC, recall and share of benign chats flagged at 0.5, each with its 95 %
 // interval, rendered as a report table and named as manifest metrics. Shared by the generated proxies
-// (contact-proxies.ts) and the excerpts written by hand (written-excerpts.ts).
+// (contact-proxies.ts) and the excerpts written by hand (written-excerpts.ts), with the targets both
+// stand in for.
 
 import { atThreshold, rocAuc, rocAucInterval, wilsonInterval, type Interval } from './metrics.ts';
+
+/** The real-chat evaluation's targets (issue 32), which every proxy slice stands in for. */
+export const CONTACT_TARGETS = {
+  roc_auc_min: 0.85,
+  short_excerpt_roc_auc_min: 0.75,
+  recall_min: 0.6,
+  fpr_max: 0.1,
+  no_sexual_word_flagged_max: 0.05,
+  real_benign_flagged_max: 0.02,
+} as const;
 
 export interface ProxyRow {
   slice: string;

@@ -12,9 +12,9 @@
 // parent being home), and 90 grooming excerpts, 40 first contacts and 50 windows of a courtship under
 // way, 30 to 35 of them with no named move (affection and care only). Nothing sexual involves a minor;
 // the grooming is in the pattern. The `selection` set was read to choose a candidate; `confirmation`
-// was scored once that candidate was fixed; `confirmation_2`, whose courtship windows were asked to
-// state no age (45 of 50 state none), was written once both had been read and scored once two more
-// candidates were fixed. Only the last is untouched by choosing, and only until it is used to choose.
+// was scored once that candidate was fixed; `confirmation_2` was written once both had been read and
+// scored once two more candidates were fixed. Most courtship windows state no age in all three (47, 43
+// and 45 of 50). None is untouched by choosing any more: the next choice needs a set written for it.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
@@ -29,8 +29,7 @@ import { join } from 'node:path';
 import type { ScoreRequest } from '../../src/scoring/types.ts';
 import type { LabeledConversation } from '../data/record.ts';
 import { flatten } from '../data/recut.ts';
-import { CONTACT_TARGETS } from './contact-proxies.ts';
-import { proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
+import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
@@ -59,7 +58,8 @@ export interface WrittenExcerpt {
 
 /**
  * What `test/model/model-guards.test.ts` holds the shipped model to, on each set: past 3.5.0's figures
- * (before the two failure kinds were in training), with room for a retrained seed. In brackets, per
+ * (before the two failure kinds were in training) where later releases moved past them, with room for a
+ * retrained seed; below both where they did not (relationship windows, the groomer named). In brackets, per
  * set (selection; confirmation; confirmation_2): 3.5.0, then the range of 3.6.0 to 3.15.0. 3.15.0 reads
  * relationship windows flat no better than 3.5.0 did (0.805, 0.912 and 0.830 against 0.805, 0.900 and
  * 0.873), so that floor only keeps them from falling further. Floors, not the targets.
@@ -96,6 +96,10 @@ function checked(e: WrittenExcerpt, where: string): WrittenExcerpt {
   if ((e.label === 1) !== (e.predator === 'A' || e.predator === 'B')) bad(`label ${e.label} with predator ${JSON.stringify(e.predator)}`);
   if (!Array.isArray(e.turns) || e.turns.length < 2) bad('fewer than two turns');
   for (const t of e.turns) if ((t[0] !== 'A' && t[0] !== 'B') || typeof t[1] !== 'string' || t[1].trim() === '') bad(`turn ${JSON.stringify(t)}`);
+  // The rows count by these marks: a line without its mark would land in "no sexual word" or "no named move" unseen.
+  if (typeof e.teen_age_stated !== 'boolean') bad('teen_age_stated is not true or false');
+  if (e.label === 0 && typeof e.sexual_word !== 'boolean') bad('a benign excerpt without sexual_word');
+  if (e.label === 1 && typeof e.named_move !== 'boolean') bad('a grooming excerpt without named_move');
   return e;
 }
 
@@ -126,8 +130,10 @@ export function asRecord(e: WrittenExcerpt, set: WrittenSet): LabeledConversatio
 export interface WrittenReport {
   set: WrittenSet;
   rows: ProxyRow[];
-  /** Grooming excerpts with speakers whose groomer the service names. */
+  /** Share of the grooming excerpts, with speakers, whose groomer the service names. */
   predator_named: number;
+  /** How many that is, of how many grooming excerpts. */
+  named: number;
   grooming: number;
 }
 
@@ -154,13 +160,13 @@ export async function evaluateWrittenExcerpts(scorer: BatchScorer, set: WrittenS
   add('with speakers: every excerpt', () => true, spoken.map((p) => p.harmful_score), all);
   const grooming = excerpts.flatMap((e, i) => (e.label === 1 ? [[e, spoken[i]] as const] : []));
   const named = grooming.filter(([e, p]) => p?.predatory_user === (e.predator === 'A' ? 'user1' : 'user2')).length;
-  return { set, rows, predator_named: named / Math.max(1, grooming.length), grooming: grooming.length };
+  return { set, rows, predator_named: named / Math.max(1, grooming.length), named, grooming: grooming.length };
 }
 
 const SET_NOTE: Record<WrittenSet, string> = {
   selection: 'read to choose between candidate models, so a release may be fitted to it',
   confirmation: 'held back until a candidate chosen on the selection set was fixed, then read',
-  confirmation_2: 'written after both were read, held back until two more candidates were fixed; its courtship windows mostly state no age',
+  confirmation_2: 'written after both were read, held back until two more candidates were fixed, then read',
 };
 
 export function writtenMarkdown(reports: readonly WrittenReport[]): string {
@@ -177,7 +183,7 @@ ${reports
 
 ${proxyTable(r.rows)}
 
-Grooming excerpts with speakers whose groomer is named: ${Math.round(r.predator_named * 1000) / 1000} of ${r.grooming}.
+Grooming excerpts with speakers whose groomer is named: ${r.named} of ${r.grooming}.
 `,
   )
   .join('')}`;

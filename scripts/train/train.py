@@ -101,7 +101,7 @@ def main():
     ap.add_argument("--word-swap", type=float, default=0.0, help="share of the tokens that have a near neighbour among the pretrained vectors replaced by one (word_swaps.py; needs --embeddings), in the batch and its views; 0 in every release so far")
     ap.add_argument("--word-swap-neighbours", type=int, default=4, help="how many nearest neighbours a swap draws from")
     ap.add_argument("--word-swap-min-cosine", type=float, default=0.7, help="the least cosine a neighbour has")
-    ap.add_argument("--age-dropout", type=float, default=0.0, help="share of the conversations (and of the views) whose every number from 10 to 59 is emptied (views.py age_dropout); 0 in every release so far")
+    ap.add_argument("--age-dropout", type=float, default=0.0, help="share of the conversations whose every number from 10 to 59 is emptied from the text, drawn again for the views; the age fields stay (views.py age_dropout); 0 in every release so far")
     args = ap.parse_args()
     if args.word_swap > 0 and not args.embeddings:
         raise SystemExit("--word-swap draws neighbours from the pretrained vectors: give --embeddings")

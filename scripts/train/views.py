@@ -31,16 +31,21 @@ def augment(ids, spk, ages, owner, target, token_dropout, sides=None):
 
 
 def age_token_ids(tokenizer_path, low=10, high=59):
-    """The ids of the vocabulary's whole-number entries from `low` to `high`: how a stated age reads."""
+    """The ids of the vocabulary's whole-number entries from `low` to `high`: how a stated age reads when
+    it stands as a word (`14 f`, `im 32`). Numbers the vocabulary lacks (3.15.0's: 52, 54, 57, 58) and
+    ages written into a word (`f14`, split `f1` `##4`) are not among them."""
     with open(tokenizer_path) as f:
         vocab = json.load(f)["model"]["vocab"]
     return torch.tensor(sorted(i for w, i in vocab.items() if re.fullmatch(r"\d{2}", w) and low <= int(w) <= high), dtype=torch.int64)
 
 
 def age_dropout(ids, owner, conversations, age_ids, rate):
-    """In a share `rate` of the conversations, every token that could be a stated age emptied, in all
-    their segments: the window reads as a real one that states no age, where only what each side writes
-    of school, a parent, work or a car tells who is a child."""
+    """In a share `rate` of the conversations, every token that could be a stated age emptied from the
+    text, in all their segments, so that the text reads as a real window that states no age, where only
+    what each side writes of school, a parent, work or a car tells who is a child. The request's age
+    fields (`age_a`, `age_b`: the age features, given in about half the generated chats) are left as
+    they are, and each call draws its own conversations: train.py calls it for a batch and again for
+    its views."""
     if rate <= 0 or age_ids.numel() == 0:
         return ids
     chosen = (torch.rand(conversations) < rate)[owner]

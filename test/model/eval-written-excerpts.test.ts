@@ -95,10 +95,26 @@ describe('excerpts written by hand', () => {
         if (row.recall_at_0_5 !== null) expect(row.recall_at_0_5, row.slice).toBe(1);
         if (row.benign_flagged !== null) expect(row.benign_flagged, row.slice).toBe(0);
       }
-      // The stand-in names user1: right exactly for the excerpts whose groomer is A.
-      const a = sets[set].filter((e) => e.label === 1 && e.predator === 'A').length;
-      expect(r.predator_named).toBeCloseTo(a / 90, 10);
     }
+  });
+
+  it('scores the flat rows on the flat export and the speakers row on the excerpt with speakers', async () => {
+    // A stand-in that flags grooming only when it arrives on one line.
+    const grooming = new Set(sets.selection.filter((e) => e.label === 1).map(flatExport));
+    const r = await evaluateWrittenExcerpts(scoringBy((c) => !c.includes('\n') && grooming.has(c)), 'selection');
+    for (const row of r.rows) {
+      if (row.recall_at_0_5 === null) continue;
+      expect(row.recall_at_0_5, row.slice).toBe(row.slice.startsWith('flat: ') ? 1 : 0);
+    }
+  });
+
+  it("counts the groomer named only when the service names the excerpt's groomer, A as user1 and B as user2", async () => {
+    const groomers = sets.selection.filter((e) => e.label === 1);
+    const three = [...groomers.filter((e) => e.predator === 'A').slice(0, 3), ...groomers.filter((e) => e.predator === 'B').slice(0, 1)];
+    // The stand-in names user1 every time: right for the three whose groomer is A.
+    const r = await evaluateWrittenExcerpts(scoringBy(() => true), 'selection', three);
+    expect(r).toMatchObject({ named: 3, grooming: 4, predator_named: 0.75 });
+    expect(writtenMarkdown([r])).toContain('Grooming excerpts with speakers whose groomer is named: 3 of 4.');
   });
 
   it("counts a benign first contact in the teenage-age and no-sexual-word rows by the writer's marks", async () => {
@@ -128,7 +144,7 @@ describe('excerpts written by hand', () => {
     expect(md).toContain('**The confirmation_2 set** (270 excerpts');
   });
 
-  it('refuses a malformed line with its file and line', () => {
+  it('refuses a malformed or unmarked line with its file and line', () => {
     const root = mkdtempSync(join(tmpdir(), 'written-'));
     mkdirSync(join(root, 'selection'));
     const good = JSON.stringify(sets.selection[0]);
@@ -136,5 +152,10 @@ describe('excerpts written by hand', () => {
     expect(() => loadWrittenExcerpts('selection', root)).toThrow(/x\.jsonl:2: label 1 with predator "neither"/);
     writeFileSync(join(root, 'selection', 'x.jsonl'), `${good}\n${JSON.stringify({ ...sets.selection[0], turns: [['C', 'hi'], ['A', 'yo']] })}\n`);
     expect(() => loadWrittenExcerpts('selection', root)).toThrow(/x\.jsonl:2: turn \["C","hi"\]/);
+    // The rows count by the writers' marks: a line without one is refused, not counted as "no sexual word".
+    const benign = sets.selection.find((e) => e.label === 0) as WrittenExcerpt;
+    const { sexual_word: _dropped, ...unmarked } = benign;
+    writeFileSync(join(root, 'selection', 'x.jsonl'), `${good}\n${JSON.stringify(unmarked)}\n`);
+    expect(() => loadWrittenExcerpts('selection', root)).toThrow(/x\.jsonl:2: a benign excerpt without sexual_word/);
   });
 });
