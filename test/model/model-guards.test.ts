@@ -30,6 +30,24 @@ import { WRITTEN_FLOORS, WRITTEN_SETS, evaluateWrittenExcerpts } from '../../scr
 
 const MODEL_DIR = join(import.meta.dirname, '../../models/conversation-risk');
 
+/** [figure, measured, bound, whether the bound is a floor (>=) or a ceiling (<=)] */
+type Bound = [string, number, number, 'min' | 'max'];
+type ProxyFigure = 'roc_auc' | 'benign_flagged';
+
+/** A proxy row's figure by its slice's name; throws where the slice or the figure is missing (`where`: whose rows). */
+function proxyFigure(rows: readonly ProxyRow[], slice: string, key: ProxyFigure, where: string): number {
+  const v = rows.find((x) => x.slice === slice)?.[key];
+  if (v === null || v === undefined) throw new Error(`no ${key} for ${slice} in ${where}`);
+  return v;
+}
+
+/** Each check past its bound, as `name measured < bound` (or `>`). */
+function outOfBounds(checks: readonly Bound[]): string[] {
+  return checks
+    .filter(([, v, bound, kind]) => (kind === 'min' ? v < bound : v > bound))
+    .map(([name, v, bound, kind]) => `${name} ${v.toFixed(3)} ${kind === 'min' ? '<' : '>'} ${bound}`);
+}
+
 describe('shipped model: shortcut guards', () => {
   let scorer: EngineScorer;
   let recut: Promise<RecutReport> | undefined;
@@ -78,15 +96,9 @@ describe('shipped model: shortcut guards', () => {
     const records = contactProxyRecords();
     const rows = await evaluateContactProxies(loaded(), records);
     const peers = await evaluatePeerBand(loaded(), records);
-    const figure = (slice: string, key: 'roc_auc' | 'benign_flagged'): number => {
-      const r: ProxyRow | undefined = rows.find((x) => x.slice === slice);
-      const v = r?.[key];
-      if (v === null || v === undefined) throw new Error(`the contact proxies have no ${key} for ${slice}`);
-      return v;
-    };
+    const figure = (slice: string, key: ProxyFigure): number => proxyFigure(rows, slice, key, 'the contact proxies');
     const f = CONTACT_FLOORS;
-    // [figure, measured, bound, whether the bound is a floor (>=) or a ceiling (<=)]
-    const checks: Array<[string, number, number, 'min' | 'max']> = [
+    const checks: Bound[] = [
       ['strangers ROC-AUC', figure('first contact between strangers', 'roc_auc'), f.strangers_roc_auc_min, 'min'],
       ["strangers' benign flagged", figure('first contact between strangers', 'benign_flagged'), f.strangers_benign_flagged_max, 'max'],
       ['relationships ROC-AUC', figure('a relationship under way', 'roc_auc'), f.relationships_roc_auc_min, 'min'],
@@ -94,35 +106,26 @@ describe('shipped model: shortcut guards', () => {
       ['real IRC flagged', figure('real IRC chats (held-out days), as written', 'benign_flagged'), f.real_irc_flagged_max, 'max'],
       ["peers' sexual talk High Risk or Critical", peers.high_or_critical, f.peers_high_or_critical_max, 'max'],
     ];
-    const failed = checks
-      .filter(([, v, bound, kind]) => (kind === 'min' ? v < bound : v > bound))
-      .map(([name, v, bound, kind]) => `${name} ${v.toFixed(3)} ${kind === 'min' ? '<' : '>'} ${bound}`);
+    const failed = outOfBounds(checks);
     const measured = Object.fromEntries(checks.map(([name, v]) => [name, v]));
     expect(failed, `issue-32 proxies: ${JSON.stringify(measured)}`).toEqual([]);
   }, 600_000);
 
   it('rule "excerpts written by hand": each set, blind to the generator, stays at or above its floors (WRITTEN_FLOORS)', async () => {
     const f = WRITTEN_FLOORS;
-    const failed: string[] = [];
-    const measured: Record<string, number> = {};
+    const checks: Bound[] = [];
     for (const set of WRITTEN_SETS) {
       const r = await evaluateWrittenExcerpts(loaded(), set);
-      const figure = (slice: string, key: 'roc_auc' | 'benign_flagged'): number => {
-        const v = r.rows.find((x) => x.slice === slice)?.[key];
-        if (v === null || v === undefined) throw new Error(`the ${set} set has no ${key} for ${slice}`);
-        return v;
-      };
-      const checks: Array<[string, number, number, 'min' | 'max']> = [
-        ['flat ROC-AUC', figure('flat: every excerpt', 'roc_auc'), f.flat_roc_auc_min, 'min'],
-        ["strangers' benign flagged flat", figure('flat: first contact between strangers', 'benign_flagged'), f.strangers_benign_flagged_max, 'max'],
-        ['relationships ROC-AUC flat', figure('flat: a relationship under way', 'roc_auc'), f.relationships_roc_auc_min, 'min'],
-        ['groomer named', r.predator_named, f.predator_named_min, 'min'],
-      ];
-      for (const [name, v, bound, kind] of checks) {
-        measured[`${set}: ${name}`] = v;
-        if (kind === 'min' ? v < bound : v > bound) failed.push(`${set}: ${name} ${v.toFixed(3)} ${kind === 'min' ? '<' : '>'} ${bound}`);
-      }
+      const figure = (slice: string, key: ProxyFigure): number => proxyFigure(r.rows, slice, key, `the ${set} set`);
+      checks.push(
+        [`${set}: flat ROC-AUC`, figure('flat: every excerpt', 'roc_auc'), f.flat_roc_auc_min, 'min'],
+        [`${set}: strangers' benign flagged flat`, figure('flat: first contact between strangers', 'benign_flagged'), f.strangers_benign_flagged_max, 'max'],
+        [`${set}: relationships ROC-AUC flat`, figure('flat: a relationship under way', 'roc_auc'), f.relationships_roc_auc_min, 'min'],
+        [`${set}: groomer named`, r.predator_named, f.predator_named_min, 'min'],
+      );
     }
+    const failed = outOfBounds(checks);
+    const measured = Object.fromEntries(checks.map(([name, v]) => [name, v]));
     expect(failed, `excerpts written by hand: ${JSON.stringify(measured)}`).toEqual([]);
   }, 300_000);
 
