@@ -64,7 +64,7 @@ def load_member(directory, info, vocab_size, pretrained, half_table):
 TRAINING_OPTIONS = {"seed", "view_rate", "view_consistency", "view_one_line_rate", "view_merge_rate", "view_running", "prefix_weight",
                     "onset_weight", "token_dropout", "lr", "weight_decay", "epochs", "batch", "threads", "checkpoint", "blind_reading",
                     "teacher_weight", "side_ages", "harm_reads_sides", "harm_weights", "source_weights", "piece_dropout", "minilm_words",
-                    "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine", "age_dropout"}
+                    "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine", "age_dropout", "age_dropout_whole"}
 
 
 def recipe_of(info):

@@ -34,7 +34,7 @@ from model import ConversationRisk  # noqa: E402
 from onnx_export import export_contract_onnx  # noqa: E402
 from teacher import load_teacher, teacher_rows  # noqa: E402
 from validation import evaluate  # noqa: E402
-from views import age_dropout, age_token_ids, augment, piece_dropout, rendered_view  # noqa: E402
+from views import age_dropout, age_token_ids, augment, draw_age_dropout, drop_ages, piece_dropout, rendered_view  # noqa: E402
 from word_swaps import neighbour_table, swap_words  # noqa: E402
 
 
@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--word-swap-neighbours", type=int, default=4, help="how many nearest neighbours a swap draws from")
     ap.add_argument("--word-swap-min-cosine", type=float, default=0.7, help="the least cosine a neighbour has")
     ap.add_argument("--age-dropout", type=float, default=0.0, help="share of the conversations whose every number from 10 to 59 is emptied from the text, drawn again for the views; the age fields stay (views.py age_dropout); 0 in every release so far")
+    ap.add_argument("--age-dropout-whole", action=argparse.BooleanOptionalAction, default=False, help="with --age-dropout: the chosen conversations' age fields are emptied with their text, and each view follows its conversation's draw rather than drawing its own (views.py drop_ages), so a chosen window tells nothing of either side's age but what its lines say")
     args = ap.parse_args()
     if args.word_swap > 0 and not args.embeddings:
         raise SystemExit("--word-swap draws neighbours from the pretrained vectors: give --embeddings")
@@ -110,6 +111,8 @@ def main():
         raise SystemExit("--piece-dropout takes a share below 1")
     harm_weights = parse_weights(args.harm_weight, "--harm-weight", "FAMILY")
     source_weights = parse_weights(args.source_weight, "--source-weight", "SOURCE")
+    if args.age_dropout_whole and args.age_dropout <= 0:
+        raise SystemExit("--age-dropout-whole says how --age-dropout empties ages: give --age-dropout a share")
     if args.harm_reads_sides and args.side_ages <= 0:
         raise SystemExit("--harm-reads-sides reads the side-age head: give --side-ages a weight")
 
@@ -183,7 +186,11 @@ def main():
                         r += 1
                 distill = distill_loss(model.piece_content(ids), rows, projection, teacher)
             ids = piece_dropout(ids, owner, b, piece_rates)
-            ids = age_dropout(ids, owner, len(b), age_ids, args.age_dropout)
+            if args.age_dropout_whole:
+                aged_out = draw_age_dropout(len(b), args.age_dropout)
+                ids, ages = drop_ages(ids, ages, owner, aged_out, age_ids)
+            else:
+                ids = age_dropout(ids, owner, len(b), age_ids, args.age_dropout)
             if swaps is not None:
                 ids = swap_words(ids, swaps, args.word_swap)
             ids, spk, ages, target, side_targets = augment(ids, spk, ages, owner, target, args.token_dropout,
@@ -208,7 +215,10 @@ def main():
                 if chosen:
                     views = [rendered_view(b[i], view_rng, args.view_one_line_rate, flat_tokens=args.flat_piece_tokens, merge_rate=args.view_merge_rate, turn_tokens=args.turn_piece_tokens) for i in chosen]
                     vids, vspk, vages, vowner = collate(views)
-                    vids = age_dropout(vids, vowner, len(views), age_ids, args.age_dropout)
+                    if args.age_dropout_whole:
+                        vids, vages = drop_ages(vids, vages, vowner, aged_out[chosen], age_ids)
+                    else:
+                        vids = age_dropout(vids, vowner, len(views), age_ids, args.age_dropout)
                     vtarget = target[chosen]
                     if swaps is not None:
                         vids = swap_words(vids, swaps, args.word_swap)
@@ -258,8 +268,9 @@ def main():
             "selected_epoch": best[2],
             # The teacher's weight only where it taught, the side ages, label weights, piece and age dropout
             # only where they were given, so a member trained without them records what it always did.
-            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine", "age_dropout")},
+            "hyperparameters": {**{k: v for k, v in vars(args).items() if k not in ("segments", "out", "tokenizer", "embeddings", "teacher", "teacher_weight", "side_ages", "harm_reads_sides", "harm_weight", "source_weight", "piece_dropout", "device", "word_swap", "word_swap_neighbours", "word_swap_min_cosine", "age_dropout", "age_dropout_whole")},
                                 **({"age_dropout": args.age_dropout} if args.age_dropout > 0 else {}),
+                                **({"age_dropout_whole": True} if args.age_dropout_whole else {}),
                                 **({"teacher_weight": args.teacher_weight} if args.teacher else {}),
                                 **({"side_ages": args.side_ages, "harm_reads_sides": args.harm_reads_sides} if args.side_ages > 0 else {}),
                                 **({"harm_weights": harm_weights} if harm_weights else {}),

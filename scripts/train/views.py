@@ -45,12 +45,29 @@ def age_dropout(ids, owner, conversations, age_ids, rate):
     what each side writes of school, a parent, work or a car tells who is a child. The request's age
     fields (`age_a`, `age_b`: the age features, given in about half the generated chats) are left as
     they are, and each call draws its own conversations: train.py calls it for a batch and again for
-    its views."""
+    its views (run 111). `draw_age_dropout` with `drop_ages` is the variant that empties both and lets
+    a view follow its conversation's draw."""
     if rate <= 0 or age_ids.numel() == 0:
         return ids
-    chosen = (torch.rand(conversations) < rate)[owner]
+    return drop_ages(ids, None, owner, draw_age_dropout(conversations, rate), age_ids)[0]
+
+
+def draw_age_dropout(conversations, rate):
+    """Which conversations of a batch lose their ages: one draw each, which their views then share."""
+    return torch.rand(conversations) < rate
+
+
+def drop_ages(ids, ages, owner, chosen, age_ids):
+    """Every age token of the `chosen` conversations ([conversations] bools) emptied from their segments'
+    text and, when `ages` is given, their age features zeroed as a request without `age_a` and `age_b`
+    reads (ages.ts: an absent age is all zeros): the window then tells nothing of either side's age but
+    what its lines say. Returns (ids, ages)."""
+    seg = chosen[owner]
     is_age = torch.isin(ids, age_ids)
-    return ids * (~(is_age & chosen.view(-1, *([1] * (ids.dim() - 1))))).to(ids.dtype)
+    ids = ids * (~(is_age & seg.view(-1, *([1] * (ids.dim() - 1))))).to(ids.dtype)
+    if ages is not None:
+        ages = ages * (~seg).unsqueeze(-1).to(ages.dtype)
+    return ids, ages
 
 
 def piece_dropout(ids, owner, convs, rates):

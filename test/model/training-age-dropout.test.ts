@@ -2,9 +2,12 @@
 // emptied in that share of the conversations and of their views, so that a window is also learnt as a
 // real one reads that states no age. Excerpts written by hand found 3.15.0 missing most grooming whose
 // window states no age (docs/training.md, "Excerpts written by hand"). A run without it draws no
-// random numbers for it, so the released recipes train the networks they did.
+// random numbers for it, so the released recipes train the networks they did. --age-dropout-whole (run
+// 112) also zeroes the chosen conversations' age fields and lets each view follow its conversation's draw.
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TRAINING_PYTHON } from '../../scripts/train/python.ts';
 import { hasTorch, trainingPython } from '../helpers/training.ts';
 
 const TOKENIZER = join(import.meta.dirname, '../../models/conversation-risk/tokenizer.json');
@@ -59,7 +62,42 @@ print(json.dumps(same and torch.equal(after, torch.rand(3))))
     expect(r).toBe(true);
   });
 
-  it('may differ between the members of an ensemble (ensemble.py TRAINING_OPTIONS)', () => {
-    expect(trainingPython<boolean>('from ensemble import TRAINING_OPTIONS\nprint(json.dumps("age_dropout" in TRAINING_OPTIONS))')).toBe(true);
+  it("whole: a chosen conversation's age fields read as a request without ages (all zeros) in every segment, with its age tokens gone; the others keep both", () => {
+    const r = trainingPython<{ fields: number[][]; ids: number[][] }>(`
+from views import drop_ages
+age_ids = torch.tensor([14, 32])
+ids = torch.tensor([[[14, 5]], [[32, 6]], [[14, 7]]])
+ages = torch.tensor([[1, 1, 0.14, 0.14, 1, 0, 0.32, 0.32]] * 3)
+owner = torch.tensor([0, 0, 1])
+out_ids, out_ages = drop_ages(ids, ages, owner, torch.tensor([True, False]), age_ids)
+print(json.dumps({"fields": out_ages.tolist(), "ids": out_ids.view(3, 2).tolist()}))
+`);
+    expect(r.fields[0]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(r.fields[1]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(r.fields[2]!.map((v) => Math.round(v * 100) / 100)).toEqual([1, 1, 0.14, 0.14, 1, 0, 0.32, 0.32]);
+    expect(r.ids).toEqual([[0, 5], [0, 6], [14, 7]]);
+  });
+
+  it('text only (run 111) empties the same tokens as before the whole variant: one draw of the conversations, the fields untouched', () => {
+    const r = trainingPython<boolean>(`
+from views import age_dropout, drop_ages, draw_age_dropout
+age_ids = torch.tensor([14, 32])
+ids = torch.randint(0, 40, (50, 1, 6))
+owner = torch.arange(25).repeat_interleave(2)
+torch.manual_seed(9); a = age_dropout(ids, owner, 25, age_ids, 0.5)
+torch.manual_seed(9); b, kept = drop_ages(ids, None, owner, draw_age_dropout(25, 0.5), age_ids)
+print(json.dumps(torch.equal(a, b) and kept is None and not torch.equal(a, ids)))
+`);
+    expect(r).toBe(true);
+  });
+
+  it('refuses --age-dropout-whole without --age-dropout, whose emptying it qualifies', () => {
+    const run = spawnSync(TRAINING_PYTHON, ['-W', 'ignore', 'scripts/train/train.py', '--segments', '/nonexistent', '--tokenizer', '/nonexistent', '--out', '/nonexistent', '--age-dropout-whole'], { encoding: 'utf8' });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('--age-dropout-whole says how --age-dropout empties ages: give --age-dropout a share');
+  });
+
+  it('may differ between the members of an ensemble, the whole variant too (ensemble.py TRAINING_OPTIONS)', () => {
+    expect(trainingPython<boolean>('from ensemble import TRAINING_OPTIONS\nprint(json.dumps({"age_dropout", "age_dropout_whole"} <= TRAINING_OPTIONS))')).toBe(true);
   });
 });
