@@ -3,7 +3,7 @@
 // banks. Every other issue-32 proxy (contact-proxies.ts) draws from the families the corpus is built
 // from, so a release can learn them, held-out phrasings included, and still fail real chats.
 //
-// Three sets, each written on December 6 2026 by three writers who saw only a description of the two
+// Four sets, each written on December 6 2026 by three writers who saw only a description of the two
 // failure kinds (the issue's words) and not the repository, and not the other sets. Each holds 90 benign
 // first contacts between strangers on anonymous chat sites (stated teenage peers, adults, adults' mild
 // sexual talk, bots, an adult who leaves on learning the other is a child), 90 benign windows of close
@@ -13,8 +13,10 @@
 // way, 30 to 35 of them with no named move (affection and care only). Nothing sexual involves a minor;
 // the grooming is in the pattern. The `selection` set was read to choose a candidate; `confirmation`
 // was scored once that candidate was fixed; `confirmation_2` was written once both had been read and
-// scored once two more candidates were fixed. Most courtship windows state no age in all three (47, 43
-// and 45 of 50). None is untouched by choosing any more: the next choice needs a set written for it.
+// scored once two more candidates were fixed; `confirmation_3` was written before run 112 (train.py
+// --age-dropout-whole) had finished, and read once it was fixed. Most courtship windows state no age in
+// all four (47, 43, 45 and 45 of 50). None is untouched by choosing any more: the next choice needs a
+// set written for it.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
@@ -33,8 +35,8 @@ import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } fr
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
-/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then two held back in turn. */
-export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2'] as const;
+/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then three held back in turn. */
+export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2', 'confirmation_3'] as const;
 export type WrittenSet = (typeof WRITTEN_SETS)[number];
 /** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
 export const WRITTEN_SHORT_CHARS = 1000;
@@ -167,6 +169,7 @@ const SET_NOTE: Record<WrittenSet, string> = {
   selection: 'read to choose between candidate models, so a release may be fitted to it',
   confirmation: 'held back until a candidate chosen on the selection set was fixed, then read',
   confirmation_2: 'written after both were read, held back until two more candidates were fixed, then read',
+  confirmation_3: 'written after the first three had judged candidates, held back until run 112 was fixed, then read',
 };
 
 export function writtenMarkdown(reports: readonly WrittenReport[]): string {
