@@ -62,18 +62,19 @@ export interface WrittenExcerpt {
  * What `test/model/model-guards.test.ts` holds the shipped model to, on each set: past 3.5.0's figures
  * (before the two failure kinds were in training) where later releases moved past them, with room for a
  * retrained seed; below both where they did not (relationship windows, the groomer named). In brackets, per
- * set (selection; confirmation; confirmation_2): 3.5.0, then the range of 3.6.0 to 3.15.0. 3.15.0 reads
- * relationship windows flat no better than 3.5.0 did (0.805, 0.912 and 0.830 against 0.805, 0.900 and
- * 0.873), so that floor only keeps them from falling further. Floors, not the targets.
+ * set (selection; confirmation; confirmation_2; confirmation_3): 3.5.0, then the range of 3.6.0 to
+ * 3.15.0. 3.15.0 reads relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830 and
+ * 0.866 against 0.805, 0.900, 0.873 and 0.819), so that floor only keeps them from falling further.
+ * Floors, not the targets.
  */
 export const WRITTEN_FLOORS = {
-  /** every excerpt flat (0.808, 0.872 to 0.903; 0.831, 0.895 to 0.941; 0.840, 0.861 to 0.894) */
+  /** every excerpt flat (0.808, 0.872 to 0.903; 0.831, 0.895 to 0.941; 0.840, 0.861 to 0.894; 0.761, 0.842 to 0.879) */
   flat_roc_auc_min: 0.84,
-  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100) */
+  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100; 0.278, 0.056 to 0.122) */
   strangers_benign_flagged_max: 0.15,
-  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931; 0.873, 0.818 to 0.877) */
+  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931; 0.873, 0.818 to 0.877; 0.819, 0.838 to 0.874) */
   relationships_roc_auc_min: 0.77,
-  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.733; 0.767, 0.667 to 0.744; 0.778, 0.589 to 0.722) */
+  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.733; 0.767, 0.667 to 0.744; 0.778, 0.589 to 0.722; 0.611, 0.544 to 0.633) */
   predator_named_min: 0.55,
 } as const;
 
@@ -159,6 +160,8 @@ export async function evaluateWrittenExcerpts(scorer: BatchScorer, set: WrittenS
   add('flat: strangers, benign, no sexual word', (e) => benignStranger(e) && e.sexual_word !== true, flat, `flagged <= ${t.no_sexual_word_flagged_max}`);
   add('flat: a relationship under way', (e) => e.family === 'relationship', flat, all);
   add('flat: courtship with no named move, beside benign relationships', (e) => e.family === 'relationship' && e.named_move !== true, flat, all);
+  // The miss the sets found: a child's age shown only by school, a parent or a bedtime (the writer's `ages`).
+  add('flat: grooming that states no age, beside benign relationships', (e) => (e.label === 1 && e.ages.every((a) => a === null)) || (e.label === 0 && e.family === 'relationship'), flat, all);
   add('with speakers: every excerpt', () => true, spoken.map((p) => p.harmful_score), all);
   const grooming = excerpts.flatMap((e, i) => (e.label === 1 ? [[e, spoken[i]] as const] : []));
   const named = grooming.filter(([e, p]) => p?.predatory_user === (e.predator === 'A' ? 'user1' : 'user2')).length;

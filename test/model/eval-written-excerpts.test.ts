@@ -89,7 +89,7 @@ describe('excerpts written by hand', () => {
     for (const set of WRITTEN_SETS) {
       const grooming = new Set(sets[set].filter((e) => e.label === 1).flatMap((e) => [flatExport(e), withSpeakers(e)]));
       const r = await evaluateWrittenExcerpts(scoringBy((c) => grooming.has(c)), set);
-      expect(r.rows.length).toBe(8);
+      expect(r.rows.length).toBe(9);
       for (const row of r.rows) {
         if (row.roc_auc !== null) expect(row.roc_auc, row.slice).toBe(1);
         if (row.recall_at_0_5 !== null) expect(row.recall_at_0_5, row.slice).toBe(1);
@@ -131,6 +131,21 @@ describe('excerpts written by hand', () => {
     });
   });
 
+  it("counts grooming in the no-age row by the writer's ages (both null), beside every benign relationship window", async () => {
+    const xs = sets.confirmation;
+    const r = await evaluateWrittenExcerpts(scoringBy(() => true), 'confirmation');
+    const noAge = xs.filter((e) => e.label === 1 && e.ages[0] === null && e.ages[1] === null);
+    // Here a first contact states no age and a courtship window states one: the row is not the courtship row under another name.
+    expect(noAge.some((e) => e.family === 'stranger_contact')).toBe(true);
+    expect(xs.some((e) => e.label === 1 && e.family === 'relationship' && e.ages.some((a) => a !== null))).toBe(true);
+    expect(r.rows.find((x) => x.slice === 'flat: grooming that states no age, beside benign relationships')).toMatchObject({
+      harmful: noAge.length,
+      chats: noAge.length + xs.filter((e) => e.label === 0 && e.family === 'relationship').length,
+      recall_at_0_5: 1,
+      benign_flagged: 1,
+    });
+  });
+
   it('names its figures by set in the manifest and the report', async () => {
     const reports = await Promise.all(WRITTEN_SETS.map((s) => evaluateWrittenExcerpts(scoringBy(() => false), s)));
     const m = writtenMetrics(reports);
@@ -142,6 +157,7 @@ describe('excerpts written by hand', () => {
     expect(md).toContain('**The selection set** (270 excerpts');
     expect(md).toContain('**The confirmation set** (270 excerpts');
     expect(md).toContain('**The confirmation_2 set** (270 excerpts');
+    expect(md).toContain('**The confirmation_3 set** (270 excerpts');
   });
 
   it('refuses a malformed or unmarked line with its file and line', () => {
