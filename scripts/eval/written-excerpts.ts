@@ -21,10 +21,11 @@
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
 // figures the issue gives, fails here on strangers as it failed on the real excerpts (benign ones with
-// no sexual word flagged 26, 20 and 21 % here, 23.5 % there; recall 0.60, 0.59 and 0.61 here, 0.61
-// there), but ranks these excerpts far better than the real ones (ROC-AUC 0.81 to 0.84 here, 0.71
-// there; under 1,000 characters 0.81 to 0.84, 0.40 there): real excerpts are harder. 270 excerpts a
-// set, by three writers each: a style of their own, and intervals the report shows.
+// no sexual word flagged 26, 20, 21 and 26 % here, 23.5 % there; recall 0.60, 0.59, 0.61 and 0.49 here,
+// 0.61 there), but ranks these excerpts better than the real ones (ROC-AUC 0.81 to 0.84 on the first
+// three and 0.76 on the fourth, 0.71 there; under 1,000 characters 0.76 to 0.84, 0.40 there): real
+// excerpts are harder. 270 excerpts a set, by three writers each: a style of their own, and intervals
+// the report shows.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,7 +62,8 @@ export interface WrittenExcerpt {
 /**
  * What `test/model/model-guards.test.ts` holds the shipped model to, on each set: past 3.5.0's figures
  * (before the two failure kinds were in training) where later releases moved past them, with room for a
- * retrained seed; below both where they did not (relationship windows, the groomer named). In brackets, per
+ * retrained seed; near or below both where they did not (relationship windows, the groomer named: on the
+ * fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, and 3.15.0 57). In brackets, per
  * set (selection; confirmation; confirmation_2; confirmation_3): 3.5.0, then the range of 3.6.0 to
  * 3.15.0. 3.15.0 reads relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830 and
  * 0.866 against 0.805, 0.900, 0.873 and 0.819), so that floor only keeps them from falling further.
