@@ -171,6 +171,41 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     // Five Python starts with torch: 19 s alone, over 30 s beside a training run (December 5).
   }, 120_000);
 
+  it("trains a member with --age-dropout-whole: one draw a batch, which every view follows, zeroing the chosen chats' age fields with their text; training.json records it", () => {
+    const work = `${out}.work`;
+    const dir = join(work, 'members', 'whole-ages');
+    // drop_ages is wrapped before train.py imports it, so each call's draw and the fields it returns are kept.
+    const r = spawnSync(PY, ['-W', 'ignore', '-c', `
+import json, runpy, sys, torch
+sys.path.insert(0, 'scripts/train')
+import views
+calls = []
+plain = views.drop_ages
+def kept(ids, ages, owner, chosen, age_ids):
+    ids, ages = plain(ids, ages, owner, chosen, age_ids)
+    calls.append({"chosen": chosen.tolist(), "zeroed": bool((ages[chosen[owner]] == 0).all()), "rest": ages[~chosen[owner]].abs().sum().item()})
+    return ids, ages
+views.drop_ages = kept
+sys.argv = ["train.py", "--segments", ${JSON.stringify(join(work, 'segments.jsonl'))}, "--tokenizer", ${JSON.stringify(join(work, 'model', 'tokenizer.json'))},
+            "--out", ${JSON.stringify(dir)}, "--epochs", "1", "--seed", "7", "--threads", "1", "--view-rate", "1", "--age-dropout", "0.5", "--age-dropout-whole"]
+runpy.run_path("scripts/train/train.py", run_name="__main__")
+print(json.dumps(calls))
+`], { encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const calls = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as Array<{ chosen: boolean[]; zeroed: boolean; rest: number }>;
+    // --view-rate 1 gives every chat a view: each batch's call is followed by its views' call with the same draw.
+    expect(calls.length % 2).toBe(0);
+    for (let i = 0; i < calls.length; i += 2) expect(calls[i + 1]?.chosen).toEqual(calls[i]?.chosen);
+    expect(calls.every((c) => c.zeroed)).toBe(true);
+    const drawn = calls.filter((_, i) => i % 2 === 0).flatMap((c) => c.chosen);
+    expect(drawn.some(Boolean) && !drawn.every(Boolean)).toBe(true);
+    // The smoke corpus gives about half its chats ages: some survive the draw in the chats not chosen.
+    expect(calls.some((c) => c.rest > 0)).toBe(true);
+    const info = JSON.parse(readFileSync(join(dir, 'training.json'), 'utf8')) as { hyperparameters: Record<string, unknown> };
+    expect(info.hyperparameters).toMatchObject({ age_dropout: 0.5, age_dropout_whole: true });
+    expect(memberHyperparameters(work, 7)).not.toHaveProperty('age_dropout_whole');
+  }, 150_000);
+
   it('takes a member from a package as it ships (--member-from): the same run then writes that package, without training the member or its teacher', () => {
     // Seed 7 trains to the same bytes again, so with the package's own second member the graph must be
     // the package's byte for byte: anything the rebuild lost or reordered would show.
