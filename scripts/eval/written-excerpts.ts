@@ -14,8 +14,8 @@
 // the grooming is in the pattern. The `selection` set was read to choose a candidate; `confirmation`
 // was scored once that candidate was fixed; `confirmation_2` was written once both had been read and
 // scored once two more candidates were fixed; `confirmation_3` was written before run 112 (train.py
-// --age-dropout-whole) had finished, and read once it was fixed. Most courtship windows state no age in
-// all four (47, 43, 45 and 45 of 50). None is untouched by choosing any more: the next choice needs a
+// --age-dropout-whole) had finished, read once it was fixed, and used again to judge run 113. Most
+// courtship windows state no age in all four (47, 43, 45 and 45 of 50). None is untouched by choosing any more: the next choice needs a
 // set written for it.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
@@ -174,7 +174,7 @@ const SET_NOTE: Record<WrittenSet, string> = {
   selection: 'read to choose between candidate models, so a release may be fitted to it',
   confirmation: 'held back until a candidate chosen on the selection set was fixed, then read',
   confirmation_2: 'written after both were read, held back until two more candidates were fixed, then read',
-  confirmation_3: 'written after the first three had judged candidates, held back until run 112 was fixed, then read',
+  confirmation_3: 'written after the first three had judged candidates, held back until run 112 was fixed, then read; it judged run 113 too',
 };
 
 export function writtenMarkdown(reports: readonly WrittenReport[]): string {
