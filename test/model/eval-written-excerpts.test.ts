@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Prediction, ScoreRequest } from '../../src/scoring/types.ts';
 import {
+  HELD_BACK_SETS,
   WRITTEN_SETS,
   WRITTEN_SHORT_CHARS,
   asRecord,
@@ -21,6 +22,9 @@ import {
 
 const ROOT = join(import.meta.dirname, '../..');
 const sets = Object.fromEntries(WRITTEN_SETS.map((s) => [s, loadWrittenExcerpts(s)])) as Record<(typeof WRITTEN_SETS)[number], WrittenExcerpt[]>;
+// Loaded for their shape and their overlap with the others only: nothing scores a held-back set.
+const heldBack = Object.fromEntries(HELD_BACK_SETS.map((s) => [s, loadWrittenExcerpts(s)])) as Record<(typeof HELD_BACK_SETS)[number], WrittenExcerpt[]>;
+const everySet = { ...sets, ...heldBack } as Record<string, WrittenExcerpt[]>;
 
 /** A stand-in that scores by a rule on the request's text, naming user1 as the predator. */
 const scoringBy = (harmful: (conversation: string) => boolean) => ({
@@ -35,9 +39,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('excerpts written by hand', () => {
-  it('holds, in each set, 90 benign first contacts, 90 benign relationships and 90 grooming excerpts of both kinds', () => {
-    for (const set of WRITTEN_SETS) {
-      const xs = sets[set];
+  it('holds, in each set, held-back ones too, 90 benign first contacts, 90 benign relationships and 90 grooming excerpts of both kinds', () => {
+    for (const [set, xs] of Object.entries(everySet)) {
       expect(xs.length, set).toBe(270);
       const count = (label: 0 | 1, family: string): number => xs.filter((e) => e.label === label && e.family === family).length;
       expect(count(0, 'stranger_contact'), set).toBe(90);
@@ -50,8 +53,8 @@ describe('excerpts written by hand', () => {
     }
   });
 
-  it('shares no id and no excerpt between the sets', () => {
-    const all = WRITTEN_SETS.flatMap((s) => sets[s]);
+  it('shares no id and no excerpt between the sets, held-back ones included', () => {
+    const all = Object.values(everySet).flat();
     expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
     expect(new Set(all.map(flatExport)).size).toBe(all.length);
   });
@@ -129,6 +132,10 @@ describe('excerpts written by hand', () => {
       harmful: xs.filter((e) => e.label === 1 && e.family === 'relationship' && e.named_move === false).length,
       chats: xs.filter((e) => e.family === 'relationship' && e.named_move !== true).length,
     });
+  });
+
+  it('leaves the held-back sets out of what npm run eval and the floors score', () => {
+    for (const set of HELD_BACK_SETS) expect(WRITTEN_SETS as readonly string[]).not.toContain(set);
   });
 
   it("counts grooming in the no-age row by the writer's ages (both null), beside every benign relationship window", async () => {
