@@ -10,7 +10,7 @@ import type { RawOutputs } from '../../src/scoring/inference.ts';
 import { createScorer, type EngineScorer } from '../../src/scoring/scorer.ts';
 import type { ModelManifest } from '../../src/scoring/types.ts';
 import { probeItems, rawOutputs } from '../helpers/probe-outputs.ts';
-import { memberHyperparameters } from '../helpers/training.ts';
+import { memberHyperparameters, trainingPython } from '../helpers/training.ts';
 import { TRAINING_PYTHON, TRAINING_PYTHON_HINT } from '../../scripts/train/python.ts';
 
 const PY = TRAINING_PYTHON;
@@ -175,9 +175,8 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
     const work = `${out}.work`;
     const dir = join(work, 'members', 'whole-ages');
     // drop_ages is wrapped before train.py imports it, so each call's draw and the fields it returns are kept.
-    const r = spawnSync(PY, ['-W', 'ignore', '-c', `
-import json, runpy, sys, torch
-sys.path.insert(0, 'scripts/train')
+    const calls = trainingPython<Array<{ chosen: boolean[]; zeroed: boolean; rest: number }>>(`
+import runpy
 import views
 calls = []
 plain = views.drop_ages
@@ -190,9 +189,7 @@ sys.argv = ["train.py", "--segments", ${JSON.stringify(join(work, 'segments.json
             "--out", ${JSON.stringify(dir)}, "--epochs", "1", "--seed", "7", "--threads", "1", "--view-rate", "1", "--age-dropout", "0.5", "--age-dropout-whole"]
 runpy.run_path("scripts/train/train.py", run_name="__main__")
 print(json.dumps(calls))
-`], { encoding: 'utf8', timeout: 120_000 });
-    expect(r.status, r.stderr).toBe(0);
-    const calls = JSON.parse(r.stdout.trim().split('\n').at(-1) as string) as Array<{ chosen: boolean[]; zeroed: boolean; rest: number }>;
+`, 120_000);
     // --view-rate 1 gives every chat a view: each batch's call is followed by its views' call with the same draw.
     expect(calls.length % 2).toBe(0);
     for (let i = 0; i < calls.length; i += 2) expect(calls[i + 1]?.chosen).toEqual(calls[i]?.chosen);
