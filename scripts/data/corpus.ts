@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--lives] [--side-ages]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--lives] [--side-ages]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -20,6 +20,8 @@
 // --peers adds that many long benign chats between stated peers with a courtship's everyday words, half narrow (contact.ts peerSlice).
 // --contacts adds that many benign first contacts between stated peers that go on for a pursuit's length (contact.ts peerContactSlice).
 // --phrasings gives the train split more wording for the relationship banks (phrases-training.ts).
+// --written-wording gives it long, many-register lines for them, written blind (phrases-written.ts);
+// --written-banks names the banks that take them (all by default).
 // --lives has each side of the train split's relationship windows say a line of their own life about twice as often (contact.ts livesShare).
 // --side-ages keeps every generated record's true ages of both sides (side_ages) for training's side-age loss; the text is unchanged.
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
@@ -33,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, generate, repetitiveSlice, type DataSwitch, type DataSwitches } from './generate.ts';
 import { aslSlice, courtshipSlice, peerContactSlice, peerSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
+import { writtenWording } from './phrases-written.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
 import { shippedRecipe } from '../train/recipe.ts';
 import { importJsonl, importPan12 } from './importers.ts';
@@ -100,6 +103,10 @@ export interface CorpusOptions {
   texting?: boolean | undefined;
   /** More wording for the relationship banks, drawn by the train split only (phrases-training.ts; default off). */
   phrasings?: boolean | undefined;
+  /** Long, many-register wording for the relationship banks, train split only (phrases-written.ts; default off). */
+  writtenWording?: boolean | undefined;
+  /** The banks that take the written lines, by name (phrases-written.ts WRITTEN_BANKS; default all of them). */
+  writtenBanks?: readonly string[] | undefined;
   /** Each side's own life said more often in relationship windows, train split only (contact.ts livesShare; default off). */
   lives?: boolean | undefined;
   /** Every generated record keeps both sides' true ages (`side_ages`), for training's side-age loss (default off). */
@@ -145,7 +152,7 @@ function evenly<T>(records: readonly T[], limit: number): T[] {
 }
 
 export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
-  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true, livesSaid: o.lives === true, sideAges: o.sideAges === true };
+  const sw: CorpusSwitches = { ...switchesWithout([]), ...o.switches, trainingPhrasings: o.phrasings === true, writtenWording: o.writtenWording === true ? writtenWording(o.writtenBanks) : undefined, livesSaid: o.lives === true, sideAges: o.sideAges === true };
   const out: LabeledConversation[] = [];
   if (o.synthetic) out.push(...generate({ ...sw, seed: o.seed, n: o.n }));
   if (o.real) {
@@ -225,6 +232,8 @@ if (import.meta.main) {
       ...sliceOptions,
       texting: { type: 'boolean', default: false },
       phrasings: { type: 'boolean', default: false },
+      'written-wording': { type: 'boolean', default: false },
+      'written-banks': { type: 'string' },
       lives: { type: 'boolean', default: false },
       'side-ages': { type: 'boolean', default: false },
     },
@@ -236,6 +245,7 @@ if (import.meta.main) {
   }
   if (!(thinShare >= 0 && thinShare <= 1)) throw new Error(`--thin-share: a share from 0 to 1, not ${values['thin-share']}`);
   if (!values.out) throw new Error('--out is required');
+  if (values['written-banks'] !== undefined && !values['written-wording']) throw new Error('--written-banks needs --written-wording');
   if (values.pan12 && !values['pan12-predators']) throw new Error('--pan12 needs --pan12-predators');
   const records = buildCorpus({
     seed: Number(values.seed),
@@ -251,6 +261,8 @@ if (import.meta.main) {
     ...Object.fromEntries(SLICE_NAMES.map((name) => [name, Number(values[name])])),
     texting: values.texting,
     phrasings: values.phrasings,
+    writtenWording: values['written-wording'],
+    writtenBanks: values['written-banks']?.split(',').map((b) => b.trim()),
     lives: values.lives,
     sideAges: values['side-ages'],
   });

@@ -76,6 +76,12 @@ export interface DataSwitches {
    * DATA_SWITCHES: off unless a recipe sets PHRASINGS=1, so the recipes before it build the same corpus.
    */
   trainingPhrasings?: boolean;
+  /**
+   * Long, many-register lines to add to some relationship banks, by bank, in the train split only
+   * (phrases-written.ts writtenWording; corpus.ts --written-wording, in no recipe yet). Not one of
+   * DATA_SWITCHES, like trainingPhrasings.
+   */
+  writtenWording?: ReadonlyMap<readonly string[], readonly string[]>;
   /** Each side's own life said more often in relationship windows, in the train split only (contact.ts livesShare; corpus.ts --lives, off in every recipe). */
   livesSaid?: boolean;
   /**
@@ -91,8 +97,8 @@ export interface DataSwitches {
   wording?: ReadonlyMap<readonly string[], Split>;
 }
 
-/** The names of the switches that turn a data change on or off: every one of DataSwitches but the eval's `wording` view. */
-export type DataSwitch = Exclude<keyof DataSwitches, 'wording'>;
+/** The names of the switches that turn a data change on or off: every one of DataSwitches but the eval's `wording` view and the written lines' banks. */
+export type DataSwitch = Exclude<keyof DataSwitches, 'wording' | 'writtenWording'>;
 export const DATA_SWITCHES: readonly DataSwitch[] = ['register', 'long', 'inKind', 'hardNegatives', 'short', 'excerpts', 'flat', 'recut', 'registerShift'];
 
 export function allSwitches(on = true): DataSwitches {
@@ -194,6 +200,7 @@ export class Ctx {
     const own = split === 'train' ? [] : bank.filter((_, i) => splits[i] === split);
     const shared = bank.filter((_, i) => splits[i] === 'train');
     if (split === 'train' && this.sw.trainingPhrasings === true) shared.push(...(TRAINING_PHRASINGS.get(bank) ?? []));
+    if (split === 'train') shared.push(...(this.sw.writtenWording?.get(bank) ?? []));
     const pool = own.length > 0 && this.rng.chance(0.7) ? own : shared;
     return this.fill(this.rng.pick(pool.length > 0 ? pool : bank));
   }
