@@ -13,6 +13,8 @@ import { BANKS, grams, heldOutOverlaps, linesOf } from '../helpers/phrasings.ts'
 
 const written = [...WRITTEN_WORDING.values()].flat();
 const swOn = { ...allSwitches(true), writtenWording: writtenWording() };
+/** The lines with no slot to fill, lower-cased as linesOf reads a chat's turns: what a chat says whole. */
+const sayable = (lines: readonly string[]): string[] => lines.filter((p) => !p.includes('{')).map((p) => p.toLowerCase());
 
 describe('data: written wording of the relationship banks', () => {
   it("repeats no phrasing of any bank or of the training phrasings, nor four words in a row of a held-out one, nor three of its own bank's", () => {
@@ -43,7 +45,7 @@ describe('data: written wording of the relationship banks', () => {
     const saidBy = (label: 0 | 1): Set<string>[] => records.filter((r) => r.label === label).map((r) => linesOf([r]));
     const said = { 0: saidBy(0), 1: saidBy(1) };
     const share = (lines: readonly string[], label: 0 | 1): number => {
-      const plain = lines.filter((p) => !p.includes('{')).map((p) => p.toLowerCase());
+      const plain = sayable(lines);
       return said[label].filter((record) => plain.some((p) => record.has(p))).length / said[label].length;
     };
     for (const [bank, lines] of WRITTEN_WORDING) {
@@ -55,7 +57,7 @@ describe('data: written wording of the relationship banks', () => {
 
   it('reaches the train split only: validation, test and the contact proxies never say one', () => {
     const records = courtshipSlice(7, 3000, swOn);
-    const plain = written.filter((p) => !p.includes('{')).map((p) => p.toLowerCase());
+    const plain = sayable(written);
     const train = linesOf(records.filter((r) => r.split === 'train'));
     const held = linesOf(records.filter((r) => r.split !== 'train'));
     expect(plain.filter((p) => train.has(p)).length).toBeGreaterThan(plain.length / 2);
@@ -70,7 +72,7 @@ describe('data: written wording of the relationship banks', () => {
     expect([...lives.keys()]).toEqual([C.CHILD_LIFE, C.ADULT_LIFE]);
     const records = courtshipSlice(7, 1500, { ...allSwitches(true), writtenWording: lives }).filter((r) => r.split === 'train');
     const said = linesOf(records);
-    const plainOf = (bank: readonly string[]): string[] => (WRITTEN_WORDING.get(bank) ?? []).filter((p) => !p.includes('{')).map((p) => p.toLowerCase());
+    const plainOf = (bank: readonly string[]): string[] => sayable(WRITTEN_WORDING.get(bank) ?? []);
     expect(plainOf(C.CHILD_LIFE).some((p) => said.has(p))).toBe(true);
     expect(plainOf(C.ADULT_LIFE).some((p) => said.has(p))).toBe(true);
     expect(plainOf(C.RL_AFFECTION).filter((p) => said.has(p))).toEqual([]);

@@ -328,16 +328,16 @@ describe('the webhook URL is sealed in the job record', () => {
 });
 
 /**
- * A store whose next `readsToFail` reads fail, as a Redis failing over, once a job has ended; and
- * whose first `progressWritesToFail` webhook writes that record attempts only (no status) fail.
- */
-/**
  * Marks the test's own reads of a job (its polls for the webhook's status), which the store's injected
  * failures leave alone: a failing read is meant for the service's webhook path, and a poll that met it
  * first (the machine busy) both failed the test and took the failure from the path under test.
  */
 const testsOwnRead = new AsyncLocalStorage<true>();
 
+/**
+ * A store whose next `readsToFail` reads fail, as a Redis failing over, once a job has ended; and
+ * whose first `progressWritesToFail` webhook writes that record attempts only (no status) fail.
+ */
 class ReadsFailAfterCompletion extends RedisJobStore {
   readonly sealer: Sealer;
   readsToFail: number;
