@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--lives] [--side-ages]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5] [--lives] [--side-ages]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -22,6 +22,7 @@
 // --phrasings gives the train split more wording for the relationship banks (phrases-training.ts).
 // --written-wording gives it long, many-register lines for them, written blind (phrases-written.ts);
 // --written-banks names the banks that take them (all by default).
+// --written-windows adds that many copies of each whole window written blind to the train split (written-windows.ts).
 // --lives has each side of the train split's relationship windows say a line of their own life about twice as often (contact.ts livesShare).
 // --side-ages keeps every generated record's true ages of both sides (side_ages) for training's side-age loss; the text is unchanged.
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
@@ -36,6 +37,7 @@ import { DATA_SWITCHES, allSwitches, dailySlice, errandSlice, friendSlice, gener
 import { aslSlice, courtshipSlice, peerContactSlice, peerSlice, rideSlice, strangerSlice } from './contact.ts';
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { writtenWording } from './phrases-written.ts';
+import { writtenWindowRecords } from './written-windows.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
 import { shippedRecipe } from '../train/recipe.ts';
 import { importJsonl, importPan12 } from './importers.ts';
@@ -107,6 +109,8 @@ export interface CorpusOptions {
   writtenWording?: boolean | undefined;
   /** The banks that take the written lines, by name (phrases-written.ts WRITTEN_BANKS; default all of them). */
   writtenBanks?: readonly string[] | undefined;
+  /** Copies of each relationship window written blind, in the train split (written-windows.ts; default 0). */
+  writtenWindows?: number | undefined;
   /** Each side's own life said more often in relationship windows, train split only (contact.ts livesShare; default off). */
   lives?: boolean | undefined;
   /** Every generated record keeps both sides' true ages (`side_ages`), for training's side-age loss (default off). */
@@ -172,6 +176,8 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     const count = o[name] ?? 0;
     if (count > 0) out.push(...TRAINING_SLICES[name](o.seed, count, sw));
   }
+  // After the slices, so a corpus without them is the same chat for chat before this point.
+  if ((o.writtenWindows ?? 0) > 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0));
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   return out;
@@ -234,6 +240,7 @@ if (import.meta.main) {
       phrasings: { type: 'boolean', default: false },
       'written-wording': { type: 'boolean', default: false },
       'written-banks': { type: 'string' },
+      'written-windows': { type: 'string', default: '0' },
       lives: { type: 'boolean', default: false },
       'side-ages': { type: 'boolean', default: false },
     },
@@ -243,6 +250,8 @@ if (import.meta.main) {
     const count = Number(values[option]);
     if (!(Number.isInteger(count) && count >= 0)) throw new Error(`--${option}: a count of records, not ${values[option]}`);
   }
+  const windows = Number(values['written-windows']);
+  if (!(Number.isInteger(windows) && windows >= 0)) throw new Error(`--written-windows: a number of copies, not ${values['written-windows']}`);
   if (!(thinShare >= 0 && thinShare <= 1)) throw new Error(`--thin-share: a share from 0 to 1, not ${values['thin-share']}`);
   if (!values.out) throw new Error('--out is required');
   if (values['written-banks'] !== undefined && !values['written-wording']) throw new Error('--written-banks needs --written-wording');
@@ -263,6 +272,7 @@ if (import.meta.main) {
     phrasings: values.phrasings,
     writtenWording: values['written-wording'],
     writtenBanks: values['written-banks']?.split(',').map((b) => b.trim()),
+    writtenWindows: windows,
     lives: values.lives,
     sideAges: values['side-ages'],
   });

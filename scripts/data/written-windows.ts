@@ -1,0 +1,63 @@
+// Whole relationship windows written blind, for the train split only (corpus.ts --written-windows
+// COPIES; in no recipe). The generator builds a courtship from its banks' short lines, so the network
+// learns courtships by their familiar lines; lines written blind for the banks (phrases-written.ts) were
+// recombined by the generator and taught the network where natural text sits rather than how a
+// courtship reads (docs/training.md, runs 114 to 117). These windows keep the writers' company whole:
+// who speaks of school and a bedtime, who of a shift and a flat, and the affection between them.
+//
+// Four writers (subagents, December 6 2026) wrote 50 windows each from one brief: the issue's account
+// of the misses (a courtship under way, read as affection and everyday care) and of the benign twins
+// (adult partners, teenagers, a parent or relative caring for a child, friends), the content rules
+// (nothing sexual involving a minor; the harm is in the pattern) and a voice each. They read no file of
+// the repository. One writer declined the harmful half and wrote its 25 benign windows only. Windows
+// sharing a run of six words with any excerpt of the evaluation's written sets were dropped whole, and
+// lines sharing a run of four words with a held-out phrasing of a generator bank, or holding one of three
+// words or more whole, were dropped from their window; test/model/data-written-windows.test.ts holds the
+// files to both rules.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LabeledConversation } from './record.ts';
+
+export const WRITTEN_WINDOWS_DIR = join(import.meta.dirname, 'written-windows');
+
+/** One window as the writers wrote it: sides A and B, A rendered as user1. */
+export interface WrittenWindow {
+  pair: string;
+  label: 0 | 1;
+  /** The adult's side of a harmful window; `neither` for a benign one. */
+  predator: 'A' | 'B' | 'neither';
+  turns: Array<['A' | 'B', string]>;
+}
+
+/** Every window, writer by writer, in file order: `writer-K.jsonl` gives `K` as the writer. */
+export function loadWrittenWindows(dir = WRITTEN_WINDOWS_DIR): Array<WrittenWindow & { writer: number; index: number }> {
+  return readdirSync(dir)
+    .filter((f) => /^writer-\d+\.jsonl$/.test(f))
+    .sort()
+    .flatMap((f) => {
+      const writer = Number(/\d+/.exec(f)?.[0]);
+      return readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l, index) => ({ ...(JSON.parse(l) as WrittenWindow), writer, index }));
+    });
+}
+
+/**
+ * Each window `copies` times as a training record (`split: 'train'`): a few hundred windows among
+ * some fifty thousand training chats teach nothing once each. Token dropout and the re-cut views make
+ * the copies differ in training.
+ */
+export function writtenWindowRecords(copies: number, dir = WRITTEN_WINDOWS_DIR): LabeledConversation[] {
+  if (!Number.isInteger(copies) || copies < 0) throw new Error(`--written-windows takes a whole number of copies, not ${copies}`);
+  const out: LabeledConversation[] = [];
+  for (const w of loadWrittenWindows(dir)) {
+    const conversation = w.turns.map(([side, text]) => `${side === 'A' ? 'user1' : 'user2'}: ${text}`).join('\n');
+    const predator = w.predator === 'neither' ? 'neither' : w.predator === 'A' ? 'user1' : 'user2';
+    for (let c = 0; c < copies; c++) {
+      out.push({ id: `written-window-${w.writer}-${w.index}-${c}`, conversation, label: w.label, predator, family: 'written_window', split: 'train', source: 'written' });
+    }
+  }
+  return out;
+}

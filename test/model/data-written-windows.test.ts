@@ -1,0 +1,70 @@
+// Whole relationship windows written blind (written-windows.ts): the train split only, off unless asked
+// for, apart from the evaluation's written sets and from every held-out phrasing of the generator.
+import { describe, expect, it } from 'vitest';
+import { buildCorpus } from '../../scripts/data/corpus.ts';
+import { phrasingSplits } from '../../scripts/data/generate.ts';
+import { loadWrittenWindows, writtenWindowRecords } from '../../scripts/data/written-windows.ts';
+import { HELD_BACK_SETS, WRITTEN_SETS, loadWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
+import { BANKS, grams } from '../helpers/phrasings.ts';
+
+const windows = loadWrittenWindows();
+const lines = windows.flatMap((w) => w.turns.map(([, text]) => text));
+
+describe('data: relationship windows written blind', () => {
+  it('are windows of both classes as the brief asks: sides A and B both speak, a harmful one names the adult, the adult on either side', () => {
+    for (const w of windows) {
+      expect(w.turns.length).toBeGreaterThanOrEqual(4);
+      expect(w.turns.length).toBeLessThanOrEqual(24);
+      expect(new Set(w.turns.map(([side]) => side))).toEqual(new Set(['A', 'B']));
+      expect(w.turns.every(([, text]) => text.trim() !== '')).toBe(true);
+      expect(w.label === 1 ? ['A', 'B'] : ['neither']).toContain(w.predator);
+    }
+    const harmful = windows.filter((w) => w.label === 1);
+    expect(harmful.length).toBeGreaterThanOrEqual(40);
+    expect(windows.length - harmful.length).toBeGreaterThanOrEqual(harmful.length);
+    expect(new Set(harmful.map((w) => w.predator))).toEqual(new Set(['A', 'B']));
+  });
+
+  it('share no run of six words with any excerpt of the written evaluation sets, the held-back set included', () => {
+    const evaluation = new Set(
+      [...WRITTEN_SETS, ...HELD_BACK_SETS].flatMap((set) => loadWrittenExcerpts(set).flatMap((e) => e.turns.flatMap(([, text]) => grams(text, 6)))),
+    );
+    expect(evaluation.size).toBeGreaterThan(10_000);
+    expect(lines.filter((text) => grams(text, 6).some((g) => evaluation.has(g)))).toEqual([]);
+  });
+
+  it('hold no held-out phrasing of a generator bank: no four words in a row of one, none of three words or more whole', () => {
+    const heldOut = BANKS.flatMap((b) => b.filter((_, i) => phrasingSplits(b)[i] !== 'train'));
+    const four = new Set(heldOut.flatMap((p) => grams(p, 4)));
+    const words = (t: string): string => ` ${grams(t, 1).join(' ')} `;
+    const whole = heldOut.filter((p) => grams(p, 1).length >= 3 && !p.includes('{')).map(words);
+    expect(lines.filter((text) => grams(text, 4).some((g) => four.has(g)))).toEqual([]);
+    expect(lines.filter((text) => whole.some((p) => words(text).includes(p)))).toEqual([]);
+    // The rule can fail: a held-out phrasing planted in a line is caught.
+    const planted = `${heldOut.find((p) => grams(p, 1).length >= 4 && !p.includes('{'))} ok`;
+    expect(grams(planted, 4).some((g) => four.has(g))).toBe(true);
+  });
+
+  it('say nothing sexual', () => {
+    expect(lines.filter((text) => /\b(sex\w*|nudes?|naked|horny|boobs?|dick|penis|vagina|bra)\b/i.test(text))).toEqual([]);
+  });
+
+  it('reach the corpus only when asked for, as that many copies of each in the train split, after every other record', () => {
+    const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 100 };
+    const text = (rs: readonly { id: string; split: string; conversation: string }[]): string[] => rs.map((r) => `${r.id} ${r.split} ${r.conversation}`);
+    const unasked = buildCorpus(o);
+    expect(text(buildCorpus({ ...o, writtenWindows: 0 }))).toEqual(text(unasked));
+    const asked = buildCorpus({ ...o, writtenWindows: 3 });
+    expect(text(asked.slice(0, unasked.length))).toEqual(text(unasked));
+    const added = asked.slice(unasked.length);
+    expect(added).toEqual(writtenWindowRecords(3));
+    expect(added).toHaveLength(3 * windows.length);
+    expect(new Set(added.map((r) => r.split))).toEqual(new Set(['train']));
+    expect(new Set(added.map((r) => r.id)).size).toBe(added.length);
+    const first = windows[0];
+    if (first === undefined) throw new Error('no windows');
+    expect(added[0]?.conversation.split('\n')[0]).toBe(`${first.turns[0]?.[0] === 'A' ? 'user1' : 'user2'}: ${first.turns[0]?.[1]}`);
+    expect(added.filter((r) => r.label === 1).every((r) => r.predator !== 'neither')).toBe(true);
+    expect(() => writtenWindowRecords(-1)).toThrow(/whole number of copies/);
+  });
+});
