@@ -176,10 +176,10 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
     const count = o[name] ?? 0;
     if (count > 0) out.push(...TRAINING_SLICES[name](o.seed, count, sw));
   }
-  // After the slices, so a corpus without them is the same chat for chat before this point.
-  if ((o.writtenWindows ?? 0) > 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0));
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
+  // Last, so a corpus built with them holds every other record unchanged and in place.
+  if (o.writtenWindows !== undefined && o.writtenWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows));
   return out;
 }
 
@@ -250,8 +250,6 @@ if (import.meta.main) {
     const count = Number(values[option]);
     if (!(Number.isInteger(count) && count >= 0)) throw new Error(`--${option}: a count of records, not ${values[option]}`);
   }
-  const windows = Number(values['written-windows']);
-  if (!(Number.isInteger(windows) && windows >= 0)) throw new Error(`--written-windows: a number of copies, not ${values['written-windows']}`);
   if (!(thinShare >= 0 && thinShare <= 1)) throw new Error(`--thin-share: a share from 0 to 1, not ${values['thin-share']}`);
   if (!values.out) throw new Error('--out is required');
   if (values['written-banks'] !== undefined && !values['written-wording']) throw new Error('--written-banks needs --written-wording');
@@ -272,7 +270,7 @@ if (import.meta.main) {
     phrasings: values.phrasings,
     writtenWording: values['written-wording'],
     writtenBanks: values['written-banks']?.split(',').map((b) => b.trim()),
-    writtenWindows: windows,
+    writtenWindows: Number(values['written-windows']),
     lives: values.lives,
     sideAges: values['side-ages'],
   });

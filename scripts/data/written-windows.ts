@@ -33,24 +33,26 @@ export interface WrittenWindow {
 /** Every window, writer by writer, in file order: `writer-K.jsonl` gives `K` as the writer. */
 export function loadWrittenWindows(dir = WRITTEN_WINDOWS_DIR): Array<WrittenWindow & { writer: number; index: number }> {
   return readdirSync(dir)
-    .filter((f) => /^writer-\d+\.jsonl$/.test(f))
-    .sort()
     .flatMap((f) => {
-      const writer = Number(/\d+/.exec(f)?.[0]);
-      return readFileSync(join(dir, f), 'utf8')
+      const writer = /^writer-(\d+)\.jsonl$/.exec(f)?.[1];
+      return writer === undefined ? [] : [{ f, writer: Number(writer) }];
+    })
+    .sort((a, b) => a.writer - b.writer)
+    .flatMap(({ f, writer }) =>
+      readFileSync(join(dir, f), 'utf8')
         .split('\n')
         .filter((l) => l.trim() !== '')
-        .map((l, index) => ({ ...(JSON.parse(l) as WrittenWindow), writer, index }));
-    });
+        .map((l, index) => ({ ...(JSON.parse(l) as WrittenWindow), writer, index })),
+    );
 }
 
 /**
- * Each window `copies` times as a training record (`split: 'train'`): a few hundred windows among
- * some fifty thousand training chats teach nothing once each. Token dropout and the re-cut views make
- * the copies differ in training.
+ * Each window `copies` times as a training record (`split: 'train'`): 134 windows among some seventy
+ * thousand chats teach little once each. Token dropout and the re-cut views make the copies differ in
+ * training.
  */
 export function writtenWindowRecords(copies: number, dir = WRITTEN_WINDOWS_DIR): LabeledConversation[] {
-  if (!Number.isInteger(copies) || copies < 0) throw new Error(`--written-windows takes a whole number of copies, not ${copies}`);
+  if (!Number.isInteger(copies) || copies < 0) throw new Error(`written windows: a whole number of copies, not ${copies}`);
   const out: LabeledConversation[] = [];
   for (const w of loadWrittenWindows(dir)) {
     const conversation = w.turns.map(([side, text]) => `${side === 'A' ? 'user1' : 'user2'}: ${text}`).join('\n');

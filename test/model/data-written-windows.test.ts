@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
 import { phrasingSplits } from '../../scripts/data/generate.ts';
-import { loadWrittenWindows, writtenWindowRecords } from '../../scripts/data/written-windows.ts';
+import { loadWrittenWindows } from '../../scripts/data/written-windows.ts';
 import { HELD_BACK_SETS, WRITTEN_SETS, loadWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
 import { BANKS, grams } from '../helpers/phrasings.ts';
 
@@ -16,7 +16,7 @@ describe('data: relationship windows written blind', () => {
       expect(w.turns.length).toBeGreaterThanOrEqual(4);
       expect(w.turns.length).toBeLessThanOrEqual(24);
       expect(new Set(w.turns.map(([side]) => side))).toEqual(new Set(['A', 'B']));
-      expect(w.turns.every(([, text]) => text.trim() !== '')).toBe(true);
+      expect(w.turns.every(([, text]) => text.trim() !== '' && !/[\r\n]/.test(text))).toBe(true);
       expect(w.label === 1 ? ['A', 'B'] : ['neither']).toContain(w.predator);
     }
     const harmful = windows.filter((w) => w.label === 1);
@@ -30,19 +30,29 @@ describe('data: relationship windows written blind', () => {
       [...WRITTEN_SETS, ...HELD_BACK_SETS].flatMap((set) => loadWrittenExcerpts(set).flatMap((e) => e.turns.flatMap(([, text]) => grams(text, 6)))),
     );
     expect(evaluation.size).toBeGreaterThan(10_000);
-    expect(lines.filter((text) => grams(text, 6).some((g) => evaluation.has(g)))).toEqual([]);
+    const shares = (text: string): boolean => grams(text, 6).some((g) => evaluation.has(g));
+    expect(lines.filter(shares)).toEqual([]);
+    // The rule can fail: an evaluation line planted in a window's line is caught.
+    const planted = loadWrittenExcerpts('selection').flatMap((e) => e.turns.map(([, text]) => text)).find((t) => grams(t, 6).length > 0);
+    expect(shares(`ok so ${planted}`)).toBe(true);
   });
 
+  // Narrower than the bank lines' rule (test/helpers/phrasings.ts heldOutOverlaps): a whole window says
+  // `i miss u` or `ok ok` as any chat does, so only held-out phrasings of three words or more count whole.
   it('hold no held-out phrasing of a generator bank: no four words in a row of one, none of three words or more whole', () => {
     const heldOut = BANKS.flatMap((b) => b.filter((_, i) => phrasingSplits(b)[i] !== 'train'));
     const four = new Set(heldOut.flatMap((p) => grams(p, 4)));
     const words = (t: string): string => ` ${grams(t, 1).join(' ')} `;
     const whole = heldOut.filter((p) => grams(p, 1).length >= 3 && !p.includes('{')).map(words);
-    expect(lines.filter((text) => grams(text, 4).some((g) => four.has(g)))).toEqual([]);
-    expect(lines.filter((text) => whole.some((p) => words(text).includes(p)))).toEqual([]);
-    // The rule can fail: a held-out phrasing planted in a line is caught.
-    const planted = `${heldOut.find((p) => grams(p, 1).length >= 4 && !p.includes('{'))} ok`;
-    expect(grams(planted, 4).some((g) => four.has(g))).toBe(true);
+    const breaks = (text: string): boolean => {
+      const said = words(text);
+      return grams(text, 4).some((g) => four.has(g)) || whole.some((p) => said.includes(p));
+    };
+    expect(lines.filter(breaks)).toEqual([]);
+    // The rule can fail: held-out phrasings planted in a line, of four words and of three, are caught.
+    const plain = heldOut.filter((p) => !p.includes('{'));
+    expect(breaks(`${plain.find((p) => grams(p, 1).length >= 4)} ok`)).toBe(true);
+    expect(breaks(`well ${plain.find((p) => grams(p, 1).length === 3)} then`)).toBe(true);
   });
 
   it('say nothing sexual', () => {
@@ -57,14 +67,15 @@ describe('data: relationship windows written blind', () => {
     const asked = buildCorpus({ ...o, writtenWindows: 3 });
     expect(text(asked.slice(0, unasked.length))).toEqual(text(unasked));
     const added = asked.slice(unasked.length);
-    expect(added).toEqual(writtenWindowRecords(3));
     expect(added).toHaveLength(3 * windows.length);
     expect(new Set(added.map((r) => r.split))).toEqual(new Set(['train']));
     expect(new Set(added.map((r) => r.id)).size).toBe(added.length);
-    const first = windows[0];
-    if (first === undefined) throw new Error('no windows');
-    expect(added[0]?.conversation.split('\n')[0]).toBe(`${first.turns[0]?.[0] === 'A' ? 'user1' : 'user2'}: ${first.turns[0]?.[1]}`);
-    expect(added.filter((r) => r.label === 1).every((r) => r.predator !== 'neither')).toBe(true);
-    expect(() => writtenWindowRecords(-1)).toThrow(/whole number of copies/);
+    // Each copy says its window's turns, A as user1, and names the adult's side as the window does.
+    const side = { A: 'user1', B: 'user2', neither: 'neither' } as const;
+    windows.forEach((w, k) => {
+      const text = w.turns.map(([s, t]) => `${side[s]}: ${t}`).join('\n');
+      for (let c = 0; c < 3; c++) expect(added[k * 3 + c]).toMatchObject({ conversation: text, label: w.label, predator: side[w.predator] });
+    });
+    expect(() => buildCorpus({ ...o, writtenWindows: -1 })).toThrow(/whole number of copies/);
   });
 });
