@@ -35,6 +35,19 @@ export interface LabeledConversation {
   side_ages?: [number, number];
 }
 
+/** A side of a two-party window as people writing chats for the project name it (written windows, written excerpts). */
+export type WrittenSide = 'A' | 'B';
+
+/** Such a window's turns in the API's text form, A speaking as user1 and B as user2. */
+export function sidesAsConversation(turns: ReadonlyArray<readonly [WrittenSide, string]>): string {
+  return turns.map(([side, text]) => `${side === 'A' ? 'user1' : 'user2'}: ${text}`).join('\n');
+}
+
+/** The predator label of such a window: its adult's side as that side speaks, or neither. */
+export function sideAsPredator(side: WrittenSide | 'neither'): PredatorLabel {
+  return side === 'A' ? 'user1' : side === 'B' ? 'user2' : 'neither';
+}
+
 export function toJsonl(records: Iterable<LabeledConversation>): string {
   let out = '';
   for (const r of records) out += JSON.stringify(r) + '\n';

@@ -17,7 +17,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LabeledConversation } from './record.ts';
+import { sideAsPredator, sidesAsConversation, type LabeledConversation, type WrittenSide } from './record.ts';
 
 export const WRITTEN_WINDOWS_DIR = join(import.meta.dirname, 'written-windows');
 
@@ -26,8 +26,8 @@ export interface WrittenWindow {
   pair: string;
   label: 0 | 1;
   /** The adult's side of a harmful window; `neither` for a benign one. */
-  predator: 'A' | 'B' | 'neither';
-  turns: Array<['A' | 'B', string]>;
+  predator: WrittenSide | 'neither';
+  turns: Array<[WrittenSide, string]>;
 }
 
 /** Every window, writer by writer, in file order: `writer-K.jsonl` gives `K` as the writer. */
@@ -55,8 +55,8 @@ export function writtenWindowRecords(copies: number, dir = WRITTEN_WINDOWS_DIR):
   if (!Number.isInteger(copies) || copies < 0) throw new Error(`written windows: a whole number of copies, not ${copies}`);
   const out: LabeledConversation[] = [];
   for (const w of loadWrittenWindows(dir)) {
-    const conversation = w.turns.map(([side, text]) => `${side === 'A' ? 'user1' : 'user2'}: ${text}`).join('\n');
-    const predator = w.predator === 'neither' ? 'neither' : w.predator === 'A' ? 'user1' : 'user2';
+    const conversation = sidesAsConversation(w.turns);
+    const predator = sideAsPredator(w.predator);
     for (let c = 0; c < copies; c++) {
       out.push({ id: `written-window-${w.writer}-${w.index}-${c}`, conversation, label: w.label, predator, family: 'written_window', split: 'train', source: 'written' });
     }

@@ -32,7 +32,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScoreRequest } from '../../src/scoring/types.ts';
-import type { LabeledConversation } from '../data/record.ts';
+import { sideAsPredator, sidesAsConversation, type LabeledConversation } from '../data/record.ts';
 import { flatten } from '../data/recut.ts';
 import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } from './proxy-rows.ts';
 import { scoreInBatches, type BatchScorer } from './harness.ts';
@@ -120,7 +120,7 @@ function checked(e: WrittenExcerpt, where: string): WrittenExcerpt {
 
 /** The excerpt with speaker prefixes, A as user1 and B as user2. */
 export function withSpeakers(e: WrittenExcerpt): string {
-  return e.turns.map(([who, text]) => `${who === 'A' ? 'user1' : 'user2'}: ${text}`).join('\n');
+  return sidesAsConversation(e.turns);
 }
 
 /** The excerpt as moderators export it: every line's text on one line, no speakers. */
@@ -134,7 +134,7 @@ export function asRecord(e: WrittenExcerpt, set: WrittenSet): LabeledConversatio
     id: `written-${set}-${e.id}`,
     conversation: withSpeakers(e),
     label: e.label,
-    predator: e.predator === 'A' ? 'user1' : e.predator === 'B' ? 'user2' : 'neither',
+    predator: sideAsPredator(e.predator),
     family: `written_${e.family}`,
     split: 'test',
     source: 'written',

@@ -10,13 +10,16 @@ const isBank = (b: unknown): b is string[] => Array.isArray(b) && typeof b[0] ==
 /** Every bank of the generator's phrases. */
 export const BANKS: (readonly string[])[] = [...Object.values(P), ...Object.values(C)].filter(isBank);
 /** Every phrasing of the validation and test quarters, of every bank. */
-const HELD_OUT = BANKS.flatMap((b) => b.filter((_, i) => phrasingSplits(b)[i] !== 'train'));
+export const HELD_OUT: string[] = BANKS.flatMap((b) => b.filter((_, i) => phrasingSplits(b)[i] !== 'train'));
 
 /** Runs of `n` words, slots and punctuation aside. */
 export const grams = (text: string, n: number): string[] => {
   const words = text.toLowerCase().replace(/\{\w+\}/g, '#').replace(/[^\w# ]/g, '').split(/\s+/).filter(Boolean);
   return words.slice(n - 1).map((_, i) => words.slice(i, i + n).join(' '));
 };
+
+/** A text's words between spaces, so that `includes` finds whole words in a row only. */
+export const spacedWords = (text: string): string => ` ${grams(text, 1).join(' ')} `;
 
 /**
  * The added lines that break the rule, by how: four words in a row of any held-out phrasing, a held-out
@@ -26,8 +29,7 @@ export const grams = (text: string, n: number): string[] => {
 export function heldOutOverlaps(added: ReadonlyMap<readonly string[], readonly string[]>): { four: string[]; within: string[]; ownThree: string[] } {
   const lines = [...added.values()].flat();
   const held4 = new Set(HELD_OUT.flatMap((p) => grams(p, 4)));
-  const words = (t: string): string => ` ${grams(t, 1).join(' ')} `;
-  const inside = (short: string, long: string): boolean => short.trim().includes(' ') && words(long).includes(words(short));
+  const inside = (short: string, long: string): boolean => short.trim().includes(' ') && spacedWords(long).includes(spacedWords(short));
   const ownThree = [...added].flatMap(([bank, ls]) => {
     const own3 = new Set(bank.filter((_, i) => phrasingSplits(bank)[i] !== 'train').flatMap((p) => grams(p, 3)));
     return ls.filter((p) => grams(p, 3).some((g) => own3.has(g)));

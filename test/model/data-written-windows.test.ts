@@ -2,10 +2,9 @@
 // for, apart from the evaluation's written sets and from every held-out phrasing of the generator.
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
-import { phrasingSplits } from '../../scripts/data/generate.ts';
 import { loadWrittenWindows } from '../../scripts/data/written-windows.ts';
 import { HELD_BACK_SETS, WRITTEN_SETS, loadWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
-import { BANKS, grams } from '../helpers/phrasings.ts';
+import { HELD_OUT, grams, spacedWords } from '../helpers/phrasings.ts';
 
 const windows = loadWrittenWindows();
 const lines = windows.flatMap((w) => w.turns.map(([, text]) => text));
@@ -40,17 +39,15 @@ describe('data: relationship windows written blind', () => {
   // Narrower than the bank lines' rule (test/helpers/phrasings.ts heldOutOverlaps): a whole window says
   // `i miss u` or `ok ok` as any chat does, so only held-out phrasings of three words or more count whole.
   it('hold no held-out phrasing of a generator bank: no four words in a row of one, none of three words or more whole', () => {
-    const heldOut = BANKS.flatMap((b) => b.filter((_, i) => phrasingSplits(b)[i] !== 'train'));
-    const four = new Set(heldOut.flatMap((p) => grams(p, 4)));
-    const words = (t: string): string => ` ${grams(t, 1).join(' ')} `;
-    const whole = heldOut.filter((p) => grams(p, 1).length >= 3 && !p.includes('{')).map(words);
+    const four = new Set(HELD_OUT.flatMap((p) => grams(p, 4)));
+    const whole = HELD_OUT.filter((p) => grams(p, 1).length >= 3 && !p.includes('{')).map(spacedWords);
     const breaks = (text: string): boolean => {
-      const said = words(text);
+      const said = spacedWords(text);
       return grams(text, 4).some((g) => four.has(g)) || whole.some((p) => said.includes(p));
     };
     expect(lines.filter(breaks)).toEqual([]);
     // The rule can fail: held-out phrasings planted in a line, of four words and of three, are caught.
-    const plain = heldOut.filter((p) => !p.includes('{'));
+    const plain = HELD_OUT.filter((p) => !p.includes('{'));
     expect(breaks(`${plain.find((p) => grams(p, 1).length >= 4)} ok`)).toBe(true);
     expect(breaks(`well ${plain.find((p) => grams(p, 1).length === 3)} then`)).toBe(true);
   });
@@ -73,8 +70,8 @@ describe('data: relationship windows written blind', () => {
     // Each copy says its window's turns, A as user1, and names the adult's side as the window does.
     const side = { A: 'user1', B: 'user2', neither: 'neither' } as const;
     windows.forEach((w, k) => {
-      const text = w.turns.map(([s, t]) => `${side[s]}: ${t}`).join('\n');
-      for (let c = 0; c < 3; c++) expect(added[k * 3 + c]).toMatchObject({ conversation: text, label: w.label, predator: side[w.predator] });
+      const rendered = w.turns.map(([s, t]) => `${side[s]}: ${t}`).join('\n');
+      for (let c = 0; c < 3; c++) expect(added[k * 3 + c]).toMatchObject({ conversation: rendered, label: w.label, predator: side[w.predator] });
     });
     expect(() => buildCorpus({ ...o, writtenWindows: -1 })).toThrow(/whole number of copies/);
   });
