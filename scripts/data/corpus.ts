@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5] [--lives] [--side-ages]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5 [--written-windows-flat 5]] [--lives] [--side-ages]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -22,7 +22,8 @@
 // --phrasings gives the train split more wording for the relationship banks (phrases-training.ts).
 // --written-wording gives it long, many-register lines for them, written blind (phrases-written.ts);
 // --written-banks names the banks that take them (all by default).
-// --written-windows adds that many copies of each whole window written blind to the train split (written-windows.ts).
+// --written-windows adds that many copies of each whole window written blind to the train split (written-windows.ts),
+// --written-windows-flat that many more of each as flat text.
 // --lives has each side of the train split's relationship windows say a line of their own life about twice as often (contact.ts livesShare).
 // --side-ages keeps every generated record's true ages of both sides (side_ages) for training's side-age loss; the text is unchanged.
 // --texting adds real texting and IRC chats (texting.ts: the SMS Spam Collection's personal texts, #ubuntu
@@ -111,6 +112,8 @@ export interface CorpusOptions {
   writtenBanks?: readonly string[] | undefined;
   /** Copies of each relationship window written blind, in the train split (written-windows.ts; default 0). */
   writtenWindows?: number | undefined;
+  /** Copies of each of those windows as flat text, each window's after its copies with speakers (written-windows.ts; default 0). */
+  writtenWindowsFlat?: number | undefined;
   /** Each side's own life said more often in relationship windows, train split only (contact.ts livesShare; default off). */
   lives?: boolean | undefined;
   /** Every generated record keeps both sides' true ages (`side_ages`), for training's side-age loss (default off). */
@@ -179,7 +182,8 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   o.jsonl.forEach((path, i) => out.push(...importJsonl(readFileSync(path, 'utf8'), `jsonl${i}`)));
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   // Last, so a corpus built with them holds every other record unchanged and in place.
-  if (o.writtenWindows !== undefined && o.writtenWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows));
+  const flatWindows = o.writtenWindowsFlat ?? 0;
+  if ((o.writtenWindows ?? 0) !== 0 || flatWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0, flatWindows));
   return out;
 }
 
@@ -241,6 +245,7 @@ if (import.meta.main) {
       'written-wording': { type: 'boolean', default: false },
       'written-banks': { type: 'string' },
       'written-windows': { type: 'string', default: '0' },
+      'written-windows-flat': { type: 'string', default: '0' },
       lives: { type: 'boolean', default: false },
       'side-ages': { type: 'boolean', default: false },
     },
@@ -271,6 +276,7 @@ if (import.meta.main) {
     writtenWording: values['written-wording'],
     writtenBanks: values['written-banks']?.split(',').map((b) => b.trim()),
     writtenWindows: Number(values['written-windows']),
+    writtenWindowsFlat: Number(values['written-windows-flat']),
     lives: values.lives,
     sideAges: values['side-ages'],
   });

@@ -15,6 +15,7 @@
 #   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.12.0: 8 both)
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --written-windows 5 --version x --out DIR      # that many copies of each relationship window written blind, train split only (written-windows.ts; no release yet)
+#   npm run train -- --written-windows 3 --written-windows-flat 3 ... # and that many more of each as flat text
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.12.0: 3000)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
@@ -168,7 +169,7 @@ while [[ $# -gt 0 ]]; do
     --view-running|--no-view-running) TRAIN_ARGS+=("$1"); shift ;;
     --without) CORPUS_ARGS+=(--without "$2"); shift 2 ;;
     --thin-share) CORPUS_ARGS+=(--thin-share "$2"); shift 2 ;;
-    --written-windows) CORPUS_ARGS+=(--written-windows "$2"); shift 2 ;;
+    --written-windows|--written-windows-flat) CORPUS_ARGS+=("$1" "$2"); shift 2 ;;
     --flat-piece-tokens) FLAT_PIECE="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^# Options that change/p' "$0"; exit 0 ;;
     *) echo "train.sh: unknown option $1" >&2; exit 2 ;;

@@ -56,7 +56,7 @@ describe('data: relationship windows written blind', () => {
     expect(lines.filter((text) => /\b(sex\w*|nudes?|naked|horny|boobs?|dick|penis|vagina|bra)\b/i.test(text))).toEqual([]);
   });
 
-  it('reach the corpus only when asked for, as that many copies of each in the train split, after every other record', () => {
+  it('reach the corpus only when asked for, as that many copies of each in the train split, then as many flat as asked, after every other record', () => {
     const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 100 };
     const text = (rs: readonly { id: string; split: string; conversation: string }[]): string[] => rs.map((r) => `${r.id} ${r.split} ${r.conversation}`);
     const unasked = buildCorpus(o);
@@ -73,6 +73,20 @@ describe('data: relationship windows written blind', () => {
       const rendered = w.turns.map(([s, t]) => `${side[s]}: ${t}`).join('\n');
       for (let c = 0; c < 3; c++) expect(added[k * 3 + c]).toMatchObject({ conversation: rendered, label: w.label, predator: side[w.predator] });
     });
+    // Flat copies follow each window's copies with speakers: its words in order, no speaker, tagged flat.
+    const withFlat = buildCorpus({ ...o, writtenWindows: 1, writtenWindowsFlat: 2 }).slice(unasked.length);
+    expect(withFlat).toHaveLength(3 * windows.length);
+    windows.forEach((w, k) => {
+      const [spoken, ...flat] = withFlat.slice(k * 3, k * 3 + 3);
+      expect(spoken).toMatchObject({ label: w.label, predator: side[w.predator] });
+      expect(spoken?.tags).toBeUndefined();
+      for (const f of flat) {
+        expect(f).toMatchObject({ conversation: w.turns.map(([, t]) => t).join(' '), label: w.label, split: 'train', tags: ['flat'] });
+        expect(f.conversation).not.toMatch(/user[12]:/);
+      }
+    });
+    expect(buildCorpus({ ...o, writtenWindowsFlat: 1 }).slice(unasked.length)).toHaveLength(windows.length);
     expect(() => buildCorpus({ ...o, writtenWindows: -1 })).toThrow(/whole number of copies/);
+    expect(() => buildCorpus({ ...o, writtenWindows: 2, writtenWindowsFlat: 1.5 })).toThrow(/whole number of flat copies/);
   });
 });
