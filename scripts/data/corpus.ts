@@ -141,12 +141,14 @@ function shippedCount(recipe: ReadonlyMap<string, string>, name: string): number
  * on a fresh machine rebuilds the corpus the shipped model was trained and calibrated on, not only its
  * test split, and a release edits no copy of them here.
  */
-export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean; phrasings: boolean }> = (() => {
+export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean; phrasings: boolean; writtenWindows: number; writtenWindowsFlat: number }> = (() => {
   const recipe = new Map(shippedRecipe().settings);
   return {
     ...(Object.fromEntries(SLICE_NAMES.map((name) => [name, shippedCount(recipe, name)])) as Record<TrainingSlice, number>),
     texting: recipe.get('TEXTING') === '1',
     phrasings: recipe.get('PHRASINGS') === '1',
+    writtenWindows: shippedCount(recipe, 'written_windows'),
+    writtenWindowsFlat: shippedCount(recipe, 'written_windows_flat'),
   };
 })();
 /** The seed and generated count `train.sh` gives the shipped model's corpus by default (kept in step by a test). */

@@ -95,11 +95,11 @@ describe('train.sh: versions and output', () => {
     expect(trainSh([...OUT, '--member-from', '2:models/conversation-risk', '--version', '3.12.0']).stderr).toContain('3.12.0 is no model trained with --member-from');
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']], [['--recipe', '3.4.0', '--fit-weights', '1']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']], [['--recipe', '3.4.0', '--fit-weights', '1']], [['--written-windows', '3', '--written-windows-flat', '3']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces, side ages [\d.]+, MiniLM's words for \d+ member\(s\), members' weights (equal|fitted on validation); name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces, side ages [\d.]+, MiniLM's words for \d+ member\(s\), members' weights (equal|fitted on validation), written windows x\d+ with speakers and x\d+ flat; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
