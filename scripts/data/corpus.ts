@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5 [--written-windows-flat 5]] [--lives] [--side-ages]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5] [--written-windows-flat 5] [--lives] [--side-ages]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).

@@ -1,5 +1,6 @@
 // Whole relationship windows written blind, for the train split only (corpus.ts --written-windows
-// COPIES; in no recipe). The generator builds a courtship from its banks' short lines, so the network
+// COPIES and --written-windows-flat COPIES; train.sh's recipe settings WRITTEN_WINDOWS and
+// WRITTEN_WINDOWS_FLAT, 0 in every release). The generator builds a courtship from its banks' short lines, so the network
 // learns courtships by their familiar lines; lines written blind for the banks (phrases-written.ts) were
 // recombined by the generator and taught the network where natural text sits rather than how a
 // courtship reads (docs/training.md, runs 114 to 117). These windows keep the writers' company whole:
