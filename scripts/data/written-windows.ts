@@ -1,21 +1,20 @@
-// Whole relationship windows written blind, for the train split only (corpus.ts --written-windows
-// COPIES and --written-windows-flat COPIES; train.sh's recipe settings WRITTEN_WINDOWS and
-// WRITTEN_WINDOWS_FLAT, 0 in every release). The generator builds a courtship from its banks' short lines, so the network
+// Whole relationship windows written blind, for the train split only (corpus.ts --written-windows COPIES
+// and --written-windows-flat COPIES; train.sh's recipe settings WRITTEN_WINDOWS and WRITTEN_WINDOWS_FLAT,
+// 0 in every release). The generator builds a courtship from its banks' short lines, so the network
 // learns courtships by their familiar lines; lines written blind for the banks (phrases-written.ts) were
-// recombined by the generator and taught the network where natural text sits rather than how a
-// courtship reads (docs/training.md, runs 114 to 117). These windows keep the writers' company whole:
-// who speaks of school and a bedtime, who of a shift and a flat, and the affection between them.
+// recombined by the generator and taught the network where natural text sits rather than how a courtship
+// reads (docs/training.md, runs 114 to 117). These windows keep the writers' company whole: who speaks of
+// school and a bedtime, who of a shift and a flat, and the affection between them.
 //
 // Eight writers (subagents; four on December 6 2026, four on December 7) wrote 50 windows each from one
 // brief: the issue's account of the misses (a courtship under way, read as affection and everyday care)
 // and of the benign twins (adult partners, teenagers, a parent or relative caring for a child, friends),
 // the content rules (nothing sexual involving a minor; the harm is in the pattern) and a voice each. They
 // read no file of the repository. Two writers (1 and 6) declined the harmful half and wrote their 25
-// benign windows only. Windows
-// sharing a run of six words with any excerpt of the evaluation's written sets were dropped whole, and
-// lines sharing a run of four words with a held-out phrasing of a generator bank, or holding one of three
-// words or more whole, were dropped from their window; test/model/data-written-windows.test.ts holds the
-// files to both rules.
+// benign windows only. Windows sharing a run of six words with any excerpt of the evaluation's written
+// sets were dropped whole, and lines sharing a run of four words with a held-out phrasing of a generator
+// bank, or holding one of three words or more whole, were dropped from their window;
+// test/model/data-written-windows.test.ts holds the files to both rules.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
