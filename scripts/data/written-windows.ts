@@ -1,6 +1,6 @@
 // Whole relationship windows written blind, for the train split only (corpus.ts --written-windows COPIES
 // and --written-windows-flat COPIES; train.sh's recipe settings WRITTEN_WINDOWS and WRITTEN_WINDOWS_FLAT,
-// 0 in every release). The generator builds a courtship from its banks' short lines, so the network
+// 3 each since 3.16.0, so these files stay as 3.16.0 read them: a test holds their hash). The generator builds a courtship from its banks' short lines, so the network
 // learns courtships by their familiar lines; lines written blind for the banks (phrases-written.ts) were
 // recombined by the generator and taught the network where natural text sits rather than how a courtship
 // reads (docs/training.md, runs 114 to 117). These windows keep the writers' company whole: who speaks of

@@ -73,20 +73,21 @@ export interface WrittenExcerpt {
  * What `test/model/model-guards.test.ts` holds the shipped model to, on each set: past 3.5.0's figures
  * (before the two failure kinds were in training) where later releases moved past them, with room for a
  * retrained seed; near or below both where they did not (relationship windows, the groomer named: on the
- * fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, and 3.15.0 57). In brackets, per
- * set (selection; confirmation; confirmation_2; confirmation_3): 3.5.0, then the range of 3.6.0 to
- * 3.15.0. 3.15.0 reads relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830 and
- * 0.866 against 0.805, 0.900, 0.873 and 0.819), so that floor only keeps them from falling further.
+ * fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, 3.15.0 57 and 3.16.0 62). In brackets,
+ * per set (selection; confirmation; confirmation_2; confirmation_3): 3.5.0, then the range of 3.6.0 to
+ * 3.16.0. 3.15.0 read relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830 and
+ * 0.866 against 0.805, 0.900, 0.873 and 0.819); 3.16.0, trained on windows written blind, reads them at
+ * 0.858, 0.929, 0.876 and 0.895. The floor only keeps them from falling back.
  * Floors, not the targets.
  */
 export const WRITTEN_FLOORS = {
-  /** every excerpt flat (0.808, 0.872 to 0.903; 0.831, 0.895 to 0.941; 0.840, 0.861 to 0.894; 0.761, 0.842 to 0.879) */
+  /** every excerpt flat (0.808, 0.872 to 0.913; 0.831, 0.895 to 0.941; 0.840, 0.861 to 0.900; 0.761, 0.842 to 0.900) */
   flat_roc_auc_min: 0.84,
   /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100; 0.278, 0.056 to 0.122) */
   strangers_benign_flagged_max: 0.15,
-  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931; 0.873, 0.818 to 0.877; 0.819, 0.838 to 0.874) */
+  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931; 0.873, 0.818 to 0.877; 0.819, 0.838 to 0.895) */
   relationships_roc_auc_min: 0.77,
-  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.733; 0.767, 0.667 to 0.744; 0.778, 0.589 to 0.722; 0.611, 0.544 to 0.633) */
+  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.756; 0.767, 0.667 to 0.811; 0.778, 0.589 to 0.733; 0.611, 0.544 to 0.689) */
   predator_named_min: 0.55,
 } as const;
 

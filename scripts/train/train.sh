@@ -14,8 +14,8 @@
 #   npm run train -- --turn-piece-tokens 32 --flat-piece-tokens 32 --version x --out DIR  # contract 3, 32-token pieces (3.2.0)
 #   npm run train -- --turn-piece-tokens 16 --version x --out DIR   # contract 4: turns in 16-token pieces, flat text in 8 (3.12.0: 8 both)
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
-#   npm run train -- --written-windows 5 --version x --out DIR      # that many copies of each relationship window written blind, train split only (written-windows.ts; 0 in every release)
-#   npm run train -- --written-windows 3 --written-windows-flat 3 --version x --out DIR  # and that many more of each as flat text (0 in every release)
+#   npm run train -- --written-windows 5 --version x --out DIR      # that many copies of each relationship window written blind, train split only (written-windows.ts; 3.16.0: 3, before it 0)
+#   npm run train -- --written-windows 3 --written-windows-flat 3 --version x --out DIR  # and that many more of each as flat text (3.16.0: 3, before it 0)
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.12.0: 3000)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn

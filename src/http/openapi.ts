@@ -277,9 +277,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.15.0',
+            version: '3.16.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: '8e5b83b5934001ed019d279a1cb76772e7f1560b2b8aa00ed3ff084dd55151de', bytes: 15816148 } },
+            files: { 'model.onnx': { sha256: 'eb8c62acbfb4c8326845e4477ed0ad670e05f6fba4919777c91f8fe42b5eadd0', bytes: 15837652 } },
           }),
         },
       },

@@ -95,7 +95,7 @@ describe('train.sh: versions and output', () => {
     expect(trainSh([...OUT, '--member-from', '2:models/conversation-risk', '--version', '3.12.0']).stderr).toContain('3.12.0 is no model trained with --member-from');
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']], [['--recipe', '3.4.0', '--fit-weights', '1']], [['--written-windows', '3', '--written-windows-flat', '3']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']], [['--recipe', '3.4.0', '--fit-weights', '1']], [['--written-windows', '5']], [['--written-windows-flat', '0']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
@@ -128,20 +128,20 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.5.0']],
     [['--recipe', '3.5.0', '--friends', '1500', '--strangers', '3000', '--courtship', '3000', '--texting', '--view-one-line-rate', '0.75', '--checkpoint', 'last', '--blind-members', '1', '--turn-piece-tokens', '8', '--version', '3.6.0']],
     [['--recipe', '3.6.0']],
-    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.6.0']],
+    [['--courtship', '3000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.6.0']],
     [['--recipe', '3.7.0']],
-    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.7.0']],
-    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.8.0']],
+    [['--courtship', '6000', '--asl', '0', '--daily', '0', '--peers', '0', '--contacts', '0', '--friends', '1500', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.7.0']],
+    [['--courtship', '6000', '--asl', '1000', '--daily', '0', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.8.0']],
     [['--recipe', '3.8.0', '--asl', '2000', '--daily', '1500', '--version', '3.9.0']],
     [['--recipe', '3.8.0']],
-    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.9.0']],
+    [['--courtship', '6000', '--asl', '2000', '--peers', '0', '--contacts', '0', '--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.9.0']],
     [['--recipe', '3.9.0', '--courtship', '9000', '--asl', '3000', '--peers', '2000', '--contacts', '2000', '--version', '3.10.0']],
     [['--recipe', '3.9.0']],
     [['--recipe', '3.10.0']],
     [['--recipe', '3.10.0', '--teacher', '0.5', '--teacher-members', '1', '--version', '3.11.0']],
     [['--recipe', '3.11.0']],
     [['--recipe', '3.11.0', '--side-ages', '0.5', '--version', '3.12.0']],
-    [['--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.11.0']],
+    [['--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.11.0']],
     [['--recipe', '3.12.0']],
     [['--recipe', '3.12.0', '--minilm-words', '1', '--version', '3.13.0']],
     [['--recipe', '3.13.0']],
@@ -149,10 +149,14 @@ describe('train.sh: versions and output', () => {
     [['--recipe', '3.14.0']],
     [['--recipe', '3.14.0', '--fit-weights', '1', '--version', '3.15.0']],
     [['--recipe', '3.15.0', '--fit-weights', '0', '--version', '3.14.0']],
-    [['--fit-weights', '0', '--version', '3.14.0']],
-    [['--minilm-words', '1', '--fit-weights', '0', '--version', '3.13.0']],
-    [['--minilm-words', '0', '--fit-weights', '0', '--version', '3.12.0']],
-    [['--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--version', '3.10.0']],
+    [['--recipe', '3.15.0']],
+    [['--recipe', '3.15.0', '--written-windows', '3', '--written-windows-flat', '3', '--version', '3.16.0']],
+    [['--written-windows', '0', '--written-windows-flat', '0', '--version', '3.15.0']],
+    [['--recipe', '3.16.0']],
+    [['--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.14.0']],
+    [['--minilm-words', '1', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.13.0']],
+    [['--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.12.0']],
+    [['--teacher', '0', '--teacher-members', '0', '--side-ages', '0', '--minilm-words', '0', '--fit-weights', '0', '--written-windows', '0', '--written-windows-flat', '0', '--version', '3.10.0']],
     [['--recipe', '3.7.0', '--asl', '1000', '--friends', '3000', '--version', '3.8.0']],
     [['--recipe', '3.6.0', '--courtship', '6000', '--version', '3.7.0']],
     [['--recipe', '3.4.0', '--version', '3.4.0']],
