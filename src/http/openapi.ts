@@ -111,34 +111,35 @@ const CATCH_ALL: Record<'4XX' | '5XX', ErrorDoc> = {
 const CHAT = 'user1: hey, how was school?\nuser2: fine, we had a test';
 const PREDICTION = {
   conversation_preview: CHAT,
-  harmful_score: 0.0899,
+  harmful_score: 0.078,
   is_harmful: false,
   risk_level: 'Safe',
   predatory_user: 'neither',
-  user_probabilities: { user1: 0.0898, user2: 0.000123, neither: 0.9101 },
-  confidence: 0.771,
+  user_probabilities: { user1: 0.0776, user2: 0.000372, neither: 0.922 },
+  confidence: 0.795,
   num_segments: 1,
   used_age_features: true,
 };
 const FLAGGED_CHAT = 'user1: asl\nuser2: 14 f u\nuser1: 32 m. u home alone?\nuser2: ya\nuser1: cool u got a cam?';
 const EXPLAINED = {
   conversation_preview: FLAGGED_CHAT,
-  harmful_score: 0.967,
+  harmful_score: 0.991,
   is_harmful: true,
   risk_level: 'Critical',
   predatory_user: 'user1',
-  user_probabilities: { user1: 0.93, user2: 0.037, neither: 0.033 },
-  confidence: 0.9,
+  user_probabilities: { user1: 0.991, user2: 0.0000001, neither: 0.0086 },
+  confidence: 0.969,
   num_segments: 1,
   used_age_features: false,
   explanation: {
-    turn_scores: [0.014, 0.0202, 0.511, 0.573, 0.967],
+    turn_scores: [0.0255, 0.0242, 0.541, 0.747, 0.991],
     turn_lines: [0, 1, 2, 3, 4],
     first_alert_index: 2,
     evidence: [
-      { index: 2, user: 'user1', weight: 0.49, line: 2 },
-      { index: 4, user: 'user1', weight: 0.394, line: 4 },
-      { index: 3, user: 'user2', weight: 0.062, line: 3 },
+      { index: 2, user: 'user1', weight: 0.517, line: 2 },
+      { index: 4, user: 'user1', weight: 0.244, line: 4 },
+      { index: 3, user: 'user2', weight: 0.206, line: 3 },
+      { index: 0, user: 'user1', weight: 0.0021, line: 0 },
     ],
   },
 };
