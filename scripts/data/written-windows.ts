@@ -1,10 +1,11 @@
 // Whole relationship windows written blind, for the train split only (corpus.ts --written-windows COPIES
 // and --written-windows-flat COPIES; train.sh's recipe settings WRITTEN_WINDOWS and WRITTEN_WINDOWS_FLAT,
-// 3 each since 3.16.0, so these files stay as 3.16.0 read them: a test holds their hash). The generator builds a courtship from its banks' short lines, so the network
-// learns courtships by their familiar lines; lines written blind for the banks (phrases-written.ts) were
-// recombined by the generator and taught the network where natural text sits rather than how a courtship
-// reads (docs/training.md, runs 114 to 117). These windows keep the writers' company whole: who speaks of
-// school and a bedtime, who of a shift and a flat, and the affection between them.
+// 3 each since 3.16.0, so these files stay as 3.16.0 read them: a test holds their hash). The generator
+// builds a courtship from its banks' short lines, so the network learns courtships by their familiar
+// lines; lines written blind for the banks (phrases-written.ts) were recombined by the generator and
+// taught the network where natural text sits rather than how a courtship reads (docs/training.md, runs
+// 114 to 117). These windows keep the writers' company whole: who speaks of school and a bedtime, who of
+// a shift and a flat, and the affection between them.
 //
 // Eight writers (subagents; four on December 6 2026, four on December 7) wrote 50 windows each from one
 // brief: the issue's account of the misses (a courtship under way, read as affection and everyday care)
