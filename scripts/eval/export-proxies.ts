@@ -5,7 +5,7 @@
 //   node scripts/eval/export-proxies.ts --out .tmp/proxies
 //   # contact.jsonl (and contact-stranger.jsonl, contact-courtship.jsonl by kind), short.jsonl, sms.jsonl,
 //   # irc.jsonl, written-selection.jsonl, written-confirmation.jsonl, written-confirmation_2.jsonl,
-//   # written-confirmation_3.jsonl
+//   # written-confirmation_3.jsonl, written-confirmation_4.jsonl
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

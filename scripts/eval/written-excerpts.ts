@@ -3,7 +3,7 @@
 // banks. Every other issue-32 proxy (contact-proxies.ts) draws from the families the corpus is built
 // from, so a release can learn them, held-out phrasings included, and still fail real chats.
 //
-// Four sets, each written on December 6 2026 by three writers who saw only a description of the two
+// Five sets, each written on December 6 2026 by three writers who saw only a description of the two
 // failure kinds (the issue's words) and not the repository, and not the other sets. Each holds 90 benign
 // first contacts between strangers on anonymous chat sites (stated teenage peers, adults, adults' mild
 // sexual talk, bots, an adult who leaves on learning the other is a child), 90 benign windows of close
@@ -14,20 +14,21 @@
 // the grooming is in the pattern. The `selection` set was read to choose a candidate; `confirmation`
 // was scored once that candidate was fixed; `confirmation_2` was written once both had been read and
 // scored once two more candidates were fixed; `confirmation_3` was written before run 112 (train.py
-// --age-dropout-whole) had finished, read once it was fixed, and used again to judge run 113. Most
-// courtship windows state no age in all four (47, 43, 45 and 45 of 50). None is untouched by choosing
-// any more, so a fifth, `confirmation_4` (HELD_BACK_SETS; a third of its excerpts over 1,000
-// characters), was written once runs 112 and 113 were judged and is scored by nothing until the next
-// candidate is fixed.
+// --age-dropout-whole) had finished, read once it was fixed, and used again to judge run 113;
+// `confirmation_4` (a third of its excerpts over 1,000 characters) was written once runs 112 and 113
+// were judged and read once 3.16.0 was fixed. Most courtship windows state no age (47, 43, 45, 45 and
+// 45 of 50). None is untouched by choosing any more, so a sixth, `confirmation_5` (HELD_BACK_SETS; by
+// six writers, 45 excerpts each, lengths spread as the fifth's), was written on December 7 while 3.16.0
+// was rebuilt and is scored by nothing until the next candidate is fixed.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
 // figures the issue gives, fails here on strangers as it failed on the real excerpts (benign ones with
-// no sexual word flagged 26, 20, 21 and 26 % here, 23.5 % there; recall 0.60, 0.59, 0.61 and 0.49 here,
-// 0.61 there), but ranks these excerpts better than the real ones (ROC-AUC 0.81 to 0.84 on the first
-// three and 0.76 on the fourth, 0.71 there; under 1,000 characters 0.76 to 0.84, 0.40 there): real
-// excerpts are harder. 270 excerpts a set, by three writers each: a style of their own, and intervals
-// the report shows.
+// no sexual word flagged 26, 20, 21 and 26 % here on the first four, 11 % on the fifth, 23.5 % there;
+// recall 0.60, 0.59, 0.61, 0.49 and 0.53 here, 0.61 there), but ranks these excerpts better than the
+// real ones (ROC-AUC 0.81 to 0.84 on the first three, 0.76 on the fourth and 0.81 on the fifth, 0.71
+// there; under 1,000 characters 0.76 to 0.84, 0.40 there): real excerpts are harder. 270 excerpts a set,
+// by three writers each (six for the sixth): a style of their own, and intervals the report shows.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,8 +39,8 @@ import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } fr
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
-/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then three held back in turn. */
-export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2', 'confirmation_3'] as const;
+/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then four held back in turn. */
+export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2', 'confirmation_3', 'confirmation_4'] as const;
 export type WrittenSet = (typeof WRITTEN_SETS)[number];
 /**
  * Sets written and committed before any candidate they are to judge existed, and scored by nothing yet,
@@ -47,7 +48,7 @@ export type WrittenSet = (typeof WRITTEN_SETS)[number];
  * until a candidate is fixed, and then the set joins WRITTEN_SETS. So the next choice between models has
  * a set no earlier choice has read.
  */
-export const HELD_BACK_SETS = ['confirmation_4'] as const;
+export const HELD_BACK_SETS = ['confirmation_5'] as const;
 export type HeldBackSet = (typeof HELD_BACK_SETS)[number];
 /** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
 export const WRITTEN_SHORT_CHARS = 1000;
@@ -73,21 +74,22 @@ export interface WrittenExcerpt {
  * What `test/model/model-guards.test.ts` holds the shipped model to, on each set: past 3.5.0's figures
  * (before the two failure kinds were in training) where later releases moved past them, with room for a
  * retrained seed; near or below both where they did not (relationship windows, the groomer named: on the
- * fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, 3.15.0 57 and 3.16.0 62). In brackets,
- * per set (selection; confirmation; confirmation_2; confirmation_3): 3.5.0, then the range of 3.6.0 to
- * 3.16.0. 3.15.0 read relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830 and
- * 0.866 against 0.805, 0.900, 0.873 and 0.819); 3.16.0, trained on windows written blind, reads them at
- * 0.858, 0.929, 0.876 and 0.895. The floor only keeps them from falling back.
+ * fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, 3.15.0 57 and 3.16.0 62; on the fifth
+ * 3.10.0 names 48, 3.16.0 66). In brackets, per set (selection; confirmation; confirmation_2;
+ * confirmation_3; confirmation_4): 3.5.0, then the range of 3.6.0 to 3.16.0. 3.15.0 read relationship
+ * windows flat little better than 3.5.0 did (0.805, 0.912, 0.830, 0.866 and 0.836 against 0.805, 0.900,
+ * 0.873, 0.819 and 0.785); 3.16.0, trained on windows written blind, reads them at 0.858, 0.929, 0.876,
+ * 0.895 and 0.880. The floor only keeps them from falling back.
  * Floors, not the targets.
  */
 export const WRITTEN_FLOORS = {
-  /** every excerpt flat (0.808, 0.872 to 0.913; 0.831, 0.895 to 0.941; 0.840, 0.861 to 0.900; 0.761, 0.842 to 0.900) */
+  /** every excerpt flat (0.808, 0.872 to 0.913; 0.831, 0.895 to 0.941; 0.840, 0.861 to 0.900; 0.761, 0.842 to 0.900; 0.809, 0.875 to 0.935) */
   flat_roc_auc_min: 0.84,
-  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100; 0.278, 0.056 to 0.122) */
+  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100; 0.278, 0.056 to 0.122; 0.100, 0.033 to 0.111) */
   strangers_benign_flagged_max: 0.15,
-  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931; 0.873, 0.818 to 0.877; 0.819, 0.838 to 0.895) */
+  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.931; 0.873, 0.818 to 0.877; 0.819, 0.838 to 0.895; 0.785, 0.800 to 0.880) */
   relationships_roc_auc_min: 0.77,
-  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.756; 0.767, 0.667 to 0.811; 0.778, 0.589 to 0.733; 0.611, 0.544 to 0.689) */
+  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.756; 0.767, 0.667 to 0.811; 0.778, 0.589 to 0.733; 0.611, 0.544 to 0.689; 0.744, 0.533 to 0.733) */
   predator_named_min: 0.55,
 } as const;
 
@@ -186,6 +188,7 @@ const SET_NOTE: Record<WrittenSet, string> = {
   confirmation: 'held back until a candidate chosen on the selection set was fixed, then read',
   confirmation_2: 'written after both were read, held back until two more candidates were fixed, then read',
   confirmation_3: 'written after the first three had judged candidates, held back until run 112 was fixed, then read; it judged run 113 too',
+  confirmation_4: 'written after the fourth had judged two candidates, a third of it over 1,000 characters, held back until 3.16.0 was fixed, then read',
 };
 
 export function writtenMarkdown(reports: readonly WrittenReport[]): string {

@@ -165,6 +165,7 @@ describe('excerpts written by hand', () => {
     expect(md).toContain('**The confirmation set** (270 excerpts');
     expect(md).toContain('**The confirmation_2 set** (270 excerpts');
     expect(md).toContain('**The confirmation_3 set** (270 excerpts');
+    expect(md).toContain('**The confirmation_4 set** (270 excerpts');
   });
 
   it('refuses a malformed or unmarked line with its file and line', () => {
