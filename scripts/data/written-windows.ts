@@ -17,56 +17,21 @@
 // bank, or holding one of three words or more whole, were dropped from their window;
 // test/model/data-written-windows.test.ts holds the files to both rules.
 
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { flatten } from './recut.ts';
-import { sideAsPredator, sidesAsConversation, type LabeledConversation, type WrittenSide } from './record.ts';
+import type { LabeledConversation } from './record.ts';
+import { loadWrittenChats, writtenRecords, type PlacedChat } from './written-chats.ts';
 
 export const WRITTEN_WINDOWS_DIR = join(import.meta.dirname, 'written-windows');
 
-/** One window as the writers wrote it: sides A and B, A rendered as user1. */
-export interface WrittenWindow {
-  pair: string;
-  label: 0 | 1;
-  /** The adult's side of a harmful window; `neither` for a benign one. */
-  predator: WrittenSide | 'neither';
-  turns: Array<[WrittenSide, string]>;
-}
-
-/** Every window, writer by writer, in file order: `writer-K.jsonl` gives `K` as the writer. */
-export function loadWrittenWindows(dir = WRITTEN_WINDOWS_DIR): Array<WrittenWindow & { writer: number; index: number }> {
-  return readdirSync(dir)
-    .flatMap((f) => {
-      const writer = /^writer-(\d+)\.jsonl$/.exec(f)?.[1];
-      return writer === undefined ? [] : [{ f, writer: Number(writer) }];
-    })
-    .sort((a, b) => a.writer - b.writer)
-    .flatMap(({ f, writer }) =>
-      readFileSync(join(dir, f), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l, index) => ({ ...(JSON.parse(l) as WrittenWindow), writer, index })),
-    );
+/** Every window, writer by writer, in file order (written-chats.ts). */
+export function loadWrittenWindows(dir = WRITTEN_WINDOWS_DIR): PlacedChat[] {
+  return loadWrittenChats(dir);
 }
 
 /**
- * Each window `copies` times as a training record (`split: 'train'`), then `flatCopies` times more as
- * flat text (tagged `flat`, as the generator tags its flat excerpts): 262 windows among some seventy
- * thousand chats teach little once each, and the copies with speakers teach the flat reading only
- * through training's views, while moderators export excerpts flat. Token dropout and the re-cut views
- * make the copies differ in training.
+ * Each window `copies` times with speakers, then `flatCopies` times flat (written-chats.ts writtenRecords):
+ * 262 windows among some seventy thousand chats teach little once each, and moderators export excerpts flat.
  */
 export function writtenWindowRecords(copies: number, flatCopies = 0, dir = WRITTEN_WINDOWS_DIR): LabeledConversation[] {
-  for (const [name, n] of [['copies', copies], ['flat copies', flatCopies]] as const) {
-    if (!Number.isInteger(n) || n < 0) throw new Error(`written windows: a whole number of ${name}, not ${n}`);
-  }
-  const out: LabeledConversation[] = [];
-  for (const w of loadWrittenWindows(dir)) {
-    const conversation = sidesAsConversation(w.turns);
-    const predator = sideAsPredator(w.predator);
-    const base = { label: w.label, predator, family: 'written_window', split: 'train', source: 'written' } as const;
-    for (let c = 0; c < copies; c++) out.push({ id: `written-window-${w.writer}-${w.index}-${c}`, conversation, ...base });
-    for (let c = 0; c < flatCopies; c++) out.push({ id: `written-window-${w.writer}-${w.index}-flat-${c}`, conversation: flatten(conversation), ...base, tags: ['flat'] });
-  }
-  return out;
+  return writtenRecords('window', loadWrittenWindows(dir), copies, flatCopies);
 }

@@ -4,48 +4,29 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
 import { loadWrittenWindows } from '../../scripts/data/written-windows.ts';
-import { HELD_BACK_SETS, WRITTEN_SETS, loadWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
-import { HELD_OUT, grams, spacedWords } from '../helpers/phrasings.ts';
+import { loadWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
+import { HELD_OUT, grams } from '../helpers/phrasings.ts';
+import { breaksHeldOutPhrasing, expectChatsOfBothClasses, sharesWithEvaluation } from '../helpers/written-chats.ts';
 
 const windows = loadWrittenWindows();
 const lines = windows.flatMap((w) => w.turns.map(([, text]) => text));
 
 describe('data: relationship windows written blind', () => {
   it('are windows of both classes as the brief asks: sides A and B both speak, a harmful one names the adult, the adult on either side', () => {
-    for (const w of windows) {
-      expect(w.turns.length).toBeGreaterThanOrEqual(4);
-      expect(w.turns.length).toBeLessThanOrEqual(24);
-      expect(new Set(w.turns.map(([side]) => side))).toEqual(new Set(['A', 'B']));
-      expect(w.turns.every(([, text]) => text.trim() !== '' && !/[\r\n]/.test(text))).toBe(true);
-      expect(w.label === 1 ? ['A', 'B'] : ['neither']).toContain(w.predator);
-    }
-    const harmful = windows.filter((w) => w.label === 1);
-    expect(harmful.length).toBeGreaterThanOrEqual(40);
-    expect(windows.length - harmful.length).toBeGreaterThanOrEqual(harmful.length);
-    expect(new Set(harmful.map((w) => w.predator))).toEqual(new Set(['A', 'B']));
+    expectChatsOfBothClasses(windows, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
   });
 
   it('share no run of six words with any excerpt of the written evaluation sets, the held-back set included', () => {
-    const evaluation = new Set(
-      [...WRITTEN_SETS, ...HELD_BACK_SETS].flatMap((set) => loadWrittenExcerpts(set).flatMap((e) => e.turns.flatMap(([, text]) => grams(text, 6)))),
-    );
-    expect(evaluation.size).toBeGreaterThan(10_000);
-    const shares = (text: string): boolean => grams(text, 6).some((g) => evaluation.has(g));
+    const shares = sharesWithEvaluation();
     expect(lines.filter(shares)).toEqual([]);
     // The rule can fail: an evaluation line planted in a window's line is caught.
     const planted = loadWrittenExcerpts('selection').flatMap((e) => e.turns.map(([, text]) => text)).find((t) => grams(t, 6).length > 0);
     expect(shares(`ok so ${planted}`)).toBe(true);
   });
 
-  // Narrower than the bank lines' rule (test/helpers/phrasings.ts heldOutOverlaps): a whole window says
-  // `i miss u` or `ok ok` as any chat does, so only held-out phrasings of three words or more count whole.
+  // Narrower than the bank lines' rule (test/helpers/written-chats.ts breaksHeldOutPhrasing).
   it('hold no held-out phrasing of a generator bank: no four words in a row of one, none of three words or more whole', () => {
-    const four = new Set(HELD_OUT.flatMap((p) => grams(p, 4)));
-    const whole = HELD_OUT.filter((p) => grams(p, 1).length >= 3 && !p.includes('{')).map(spacedWords);
-    const breaks = (text: string): boolean => {
-      const said = spacedWords(text);
-      return grams(text, 4).some((g) => four.has(g)) || whole.some((p) => said.includes(p));
-    };
+    const breaks = breaksHeldOutPhrasing();
     expect(lines.filter(breaks)).toEqual([]);
     // The rule can fail: held-out phrasings planted in a line, of four words and of three, are caught.
     const plain = HELD_OUT.filter((p) => !p.includes('{'));
