@@ -6,7 +6,7 @@ import type { PlacedChat } from '../../scripts/data/written-chats.ts';
 import { HELD_BACK_SETS, WRITTEN_SETS, loadWrittenExcerpts } from '../../scripts/eval/written-excerpts.ts';
 import { HELD_OUT, grams, spacedWords } from './phrasings.ts';
 
-/** Each chat two-sided, single-line turns, `turns` messages at most; both classes, at least `minEach` harmful ones and as many benign, the adult on either side. */
+/** Each chat two-sided with single-line turns, `minTurns` to `maxTurns` of them; at least `minHarmful` harmful chats, no fewer benign than harmful, the adult on either side. */
 export function expectChatsOfBothClasses(chats: readonly PlacedChat[], o: { minTurns: number; maxTurns: number; minHarmful: number }): void {
   for (const c of chats) {
     expect(c.turns.length).toBeGreaterThanOrEqual(o.minTurns);
@@ -17,7 +17,7 @@ export function expectChatsOfBothClasses(chats: readonly PlacedChat[], o: { minT
   }
   const harmful = chats.filter((c) => c.label === 1);
   expect(harmful.length).toBeGreaterThanOrEqual(o.minHarmful);
-  expect(chats.length - harmful.length).toBeGreaterThanOrEqual(o.minHarmful);
+  expect(chats.length - harmful.length).toBeGreaterThanOrEqual(harmful.length);
   expect(new Set(harmful.map((c) => c.predator))).toEqual(new Set(['A', 'B']));
 }
 
