@@ -5,7 +5,7 @@
 //        [--data my.jsonl ...] [--pan12 convs.xml --pan12-predators ids.txt] [--no-real] [--no-synthetic]
 //        [--without register,long,inKind,hardNegatives,short,excerpts,flat,recut,registerShift,newRealSets,hosted]
 //        [--thin-share 0.3] [--errands 1500] [--repetitive 1000] [--friends 1500]
-//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5] [--written-windows-flat 5] [--written-contacts 3] [--written-contacts-flat 3] [--lives] [--side-ages]
+//        [--strangers 3000] [--courtship 3000] [--rides 2000] [--asl 2000] [--daily 1500] [--peers 2000] [--contacts 2000] [--texting] [--phrasings] [--written-wording [--written-banks A,B]] [--written-windows 5] [--written-windows-flat 5] [--written-window-batches 2] [--written-contacts 3] [--written-contacts-flat 3] [--lives] [--side-ages]
 //
 // --without turns data changes off for ablations (all on by default; see DataSwitches in generate.ts).
 // --thin-share is the share of hosted guests thinned to a few scattered lines (hosted.ts; 0: none).
@@ -23,7 +23,7 @@
 // --written-wording gives it long, many-register lines for them, written blind (phrases-written.ts);
 // --written-banks names the banks that take them (all by default).
 // --written-windows adds that many copies of each whole window written blind to the train split (written-windows.ts),
-// --written-windows-flat that many more of each as flat text.
+// --written-windows-flat that many more of each as flat text; --written-window-batches reads that many batches of them (1 by default).
 // --written-contacts and --written-contacts-flat do the same with the first contacts written blind (written-contacts.ts).
 // --lives has each side of the train split's relationship windows say a line of their own life about twice as often (contact.ts livesShare).
 // --side-ages keeps every generated record's true ages of both sides (side_ages) for training's side-age loss; the text is unchanged.
@@ -40,7 +40,7 @@ import { aslSlice, courtshipSlice, peerContactSlice, peerSlice, rideSlice, stran
 import { THIN_SHARE, hostedChats } from './hosted.ts';
 import { writtenWording } from './phrases-written.ts';
 import { writtenContactRecords } from './written-contacts.ts';
-import { writtenWindowRecords } from './written-windows.ts';
+import { checkWindowBatches, writtenWindowRecords } from './written-windows.ts';
 import { loadIrcChats, loadSmsChats } from './texting.ts';
 import { shippedRecipe } from '../train/recipe.ts';
 import { importJsonl, importPan12 } from './importers.ts';
@@ -116,6 +116,8 @@ export interface CorpusOptions {
   writtenWindows?: number | undefined;
   /** Copies of each of those windows as flat text, each window's after its copies with speakers (written-windows.ts; default 0). */
   writtenWindowsFlat?: number | undefined;
+  /** How many batches of those windows, the first ones, the copies are made of (written-windows.ts WRITTEN_WINDOW_BATCHES; default 1). */
+  writtenWindowBatches?: number | undefined;
   /** Copies of each first contact written blind, in the train split, after the windows (written-contacts.ts; default 0). */
   writtenContacts?: number | undefined;
   /** Copies of each of those first contacts as flat text (written-contacts.ts; default 0). */
@@ -147,7 +149,7 @@ function shippedCount(recipe: ReadonlyMap<string, string>, name: string): number
  * on a fresh machine rebuilds the corpus the shipped model was trained and calibrated on, not only its
  * test split, and a release edits no copy of them here.
  */
-export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean; phrasings: boolean; writtenWindows: number; writtenWindowsFlat: number; writtenContacts: number; writtenContactsFlat: number }> = (() => {
+export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting: boolean; phrasings: boolean; writtenWindows: number; writtenWindowsFlat: number; writtenWindowBatches: number; writtenContacts: number; writtenContactsFlat: number }> = (() => {
   const recipe = new Map(shippedRecipe().settings);
   return {
     ...(Object.fromEntries(SLICE_NAMES.map((name) => [name, shippedCount(recipe, name)])) as Record<TrainingSlice, number>),
@@ -155,6 +157,7 @@ export const SHIPPED_SLICES: Readonly<Record<TrainingSlice, number> & { texting:
     phrasings: recipe.get('PHRASINGS') === '1',
     writtenWindows: shippedCount(recipe, 'written_windows'),
     writtenWindowsFlat: shippedCount(recipe, 'written_windows_flat'),
+    writtenWindowBatches: shippedCount(recipe, 'written_window_batches'),
     writtenContacts: shippedCount(recipe, 'written_contacts'),
     writtenContactsFlat: shippedCount(recipe, 'written_contacts_flat'),
   };
@@ -193,7 +196,9 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   // Last, so a corpus built with them holds every other record unchanged and in place.
   const flatWindows = o.writtenWindowsFlat ?? 0;
-  if ((o.writtenWindows ?? 0) !== 0 || flatWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0, flatWindows));
+  // Checked even when no copies are asked for, so a mistyped count is refused rather than ignored.
+  checkWindowBatches(o.writtenWindowBatches ?? 1);
+  if ((o.writtenWindows ?? 0) !== 0 || flatWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0, flatWindows, o.writtenWindowBatches ?? 1));
   const flatContacts = o.writtenContactsFlat ?? 0;
   if ((o.writtenContacts ?? 0) !== 0 || flatContacts !== 0) out.push(...writtenContactRecords(o.writtenContacts ?? 0, flatContacts));
   return out;
@@ -258,6 +263,7 @@ if (import.meta.main) {
       'written-banks': { type: 'string' },
       'written-windows': { type: 'string', default: '0' },
       'written-windows-flat': { type: 'string', default: '0' },
+      'written-window-batches': { type: 'string', default: '1' },
       'written-contacts': { type: 'string', default: '0' },
       'written-contacts-flat': { type: 'string', default: '0' },
       lives: { type: 'boolean', default: false },
@@ -291,6 +297,7 @@ if (import.meta.main) {
     writtenBanks: values['written-banks']?.split(',').map((b) => b.trim()),
     writtenWindows: Number(values['written-windows']),
     writtenWindowsFlat: Number(values['written-windows-flat']),
+    writtenWindowBatches: Number(values['written-window-batches']),
     writtenContacts: Number(values['written-contacts']),
     writtenContactsFlat: Number(values['written-contacts-flat']),
     lives: values.lives,

@@ -1,6 +1,6 @@
 // Whole relationship windows written blind, for the train split only (corpus.ts --written-windows COPIES
 // and --written-windows-flat COPIES; train.sh's recipe settings WRITTEN_WINDOWS and WRITTEN_WINDOWS_FLAT,
-// 3 each since 3.16.0, so these files stay as 3.16.0 read them: a test holds their hash). The generator
+// 3 each since 3.16.0, so the first batch's files stay as 3.16.0 read them: a test holds their hash). The generator
 // builds a courtship from its banks' short lines, so the network learns courtships by their familiar
 // lines; lines written blind for the banks (phrases-written.ts) were recombined by the generator and
 // taught the network where natural text sits rather than how a courtship reads (docs/training.md, runs
@@ -16,22 +16,46 @@
 // sets were dropped whole, and lines sharing a run of four words with a held-out phrasing of a generator
 // bank, or holding one of three words or more whole, were dropped from their window;
 // test/model/data-written-windows.test.ts holds the files to both rules.
+//
+// A second batch (written-windows-2/: six more writers, 9 to 14, on December 7, the same brief with new
+// voices, each asked to avoid the stock phrases the first batch reached for) is read only where a recipe
+// asks for two batches (WRITTEN_WINDOW_BATCHES; corpus.ts --written-window-batches 2). They wrote 50
+// windows each, half of each label, and none declined; by the same rules 85 windows were dropped whole
+// for a run of six words shared with the written sets (confirmation_5 included) and 88 lines for
+// held-out phrasings, leaving 215 windows, 96 of them courtships (the adult on side A in 48).
 
 import { join } from 'node:path';
 import type { LabeledConversation } from './record.ts';
 import { loadWrittenChats, writtenRecords, type PlacedChat } from './written-chats.ts';
 
-export const WRITTEN_WINDOWS_DIR = join(import.meta.dirname, 'written-windows');
+/** The batches' folders, in the order they were written: writers 1 to 8 (3.16.0's), then writers 9 to 14. */
+export const WRITTEN_WINDOW_BATCHES = [join(import.meta.dirname, 'written-windows'), join(import.meta.dirname, 'written-windows-2')] as const;
 
-/** Every window, writer by writer, in file order (written-chats.ts). */
-export function loadWrittenWindows(dir = WRITTEN_WINDOWS_DIR): PlacedChat[] {
-  return loadWrittenChats(dir);
+/** Refuses a number of batches the folders do not hold (train.sh's recipe check takes the same 1 or 2). */
+export function checkWindowBatches(batches: number): void {
+  if (!Number.isInteger(batches) || batches < 1 || batches > WRITTEN_WINDOW_BATCHES.length) {
+    throw new Error(`written windows: a number of batches from 1 to ${WRITTEN_WINDOW_BATCHES.length}, not ${batches}`);
+  }
+}
+
+/** Every window of the first `batches` batches, batch by batch, writer by writer, in file order (written-chats.ts). */
+export function loadWrittenWindows(batches = 1): PlacedChat[] {
+  checkWindowBatches(batches);
+  const byBatch = WRITTEN_WINDOW_BATCHES.slice(0, batches).map((dir) => loadWrittenChats(dir));
+  // A record's id names its writer, not its batch: a writer's number in two batches would give two windows one id.
+  const writers = byBatch.map((chats) => new Set(chats.map((c) => c.writer)));
+  writers.forEach((own, b) => {
+    const shared = [...own].filter((w) => writers.some((other, o) => o !== b && other.has(w)));
+    if (shared.length > 0) throw new Error(`written windows: writer ${shared.join(', ')} in two batches`);
+  });
+  return byBatch.flat();
 }
 
 /**
- * Each window `copies` times with speakers, then `flatCopies` times flat (written-chats.ts writtenRecords):
- * 262 windows among some seventy thousand chats teach little once each, and moderators export excerpts flat.
+ * Each window of the first `batches` batches `copies` times with speakers, then `flatCopies` times flat
+ * (written-chats.ts writtenRecords): a few hundred windows among some seventy thousand chats teach little
+ * once each, and moderators export excerpts flat.
  */
-export function writtenWindowRecords(copies: number, flatCopies = 0, dir = WRITTEN_WINDOWS_DIR): LabeledConversation[] {
-  return writtenRecords('window', loadWrittenWindows(dir), copies, flatCopies);
+export function writtenWindowRecords(copies: number, flatCopies = 0, batches = 1): LabeledConversation[] {
+  return writtenRecords('window', loadWrittenWindows(batches), copies, flatCopies);
 }

@@ -16,6 +16,7 @@
 #   npm run train -- --thin-share 0.3 --version x --out DIR         # that share of hosted guests thinned to a few lines
 #   npm run train -- --written-windows 5 --version x --out DIR      # that many copies of each relationship window written blind, train split only (written-windows.ts; 3.16.0: 3, before it 0)
 #   npm run train -- --written-windows 3 --written-windows-flat 3 --version x --out DIR  # and that many more of each as flat text (3.16.0: 3, before it 0)
+#   npm run train -- --written-window-batches 2 --version x --out DIR  # the windows' copies made of both batches written blind, writers 9 to 14's too (written-windows-2/; no release yet)
 #   npm run train -- --written-contacts 3 --written-contacts-flat 3 --version x --out DIR  # the same for each first contact between strangers written blind (written-contacts.ts; no release yet)
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.12.0: 3000)
@@ -48,7 +49,7 @@ SEED=7; N=16000; VOCAB=8000; REAL_LIMIT=""; SMOKE=0; EVAL=1; FLAT_PIECE=8
 # repetitive, friends', strangers', courtship, ride, benign age-stated, teen daily, peers' long and peers' contact chats, texting, training phrasings, the teacher's weight and how many members (the last ones) it teaches, the share of one-line flat views, the
 # epoch kept, how many epochs each member trains, how many members (the last ones) read the turns blind to
 # their speakers, how many tokens a piece of a turn with a speaker holds, the side ages' weight, MiniLM's words, the members' weights, and the
-# copies of the windows and of the first contacts written blind, with speakers and flat. Each recipe file sets all of them; the shipped
+# copies of the windows and of the first contacts written blind, with speakers and flat, and how many batches of the windows. Each recipe file sets all of them; the shipped
 # model's is the default, --recipe NAME another's, and the switches below override either.
 RECIPES="$ROOT/scripts/train/recipes"
 # The training slices (scripts/data/corpus.ts TRAINING_SLICES), in corpus.ts's order: each is a recipe
@@ -57,7 +58,7 @@ RECIPES="$ROOT/scripts/train/recipes"
 SLICES=("ERRANDS|errand|30" "REPETITIVE|repetitive|12" "FRIENDS|friends'|20" "STRANGERS|strangers'|20"
   "COURTSHIP|courtship|20" "RIDES|ride|20" "ASL|benign age-stated|20" "DAILY|teen daily|20"
   "PEERS|peers' long|20" "CONTACTS|peers' contact|20")
-RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES MINILM_WORDS FIT_WEIGHTS WRITTEN_WINDOWS WRITTEN_WINDOWS_FLAT WRITTEN_CONTACTS WRITTEN_CONTACTS_FLAT)
+RECIPE_KEYS=(MEMBERS "${SLICES[@]%%|*}" TEXTING PHRASINGS TEACHER TEACHER_MEMBERS VIEW_ONE_LINE_RATE CHECKPOINT EPOCHS BLIND_MEMBERS TURN_PIECE_TOKENS SIDE_AGES MINILM_WORDS FIT_WEIGHTS WRITTEN_WINDOWS WRITTEN_WINDOWS_FLAT WRITTEN_WINDOW_BATCHES WRITTEN_CONTACTS WRITTEN_CONTACTS_FLAT)
 slice_counts() {  # the slices' sizes in words: "1500 errand, 0 repetitive, ... and 0 peers' contact chats"
   local s key name counts=()
   for s in "${SLICES[@]}"; do IFS='|' read -r key name _ <<< "$s"; counts+=("${!key} $name"); done
@@ -72,6 +73,7 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     TEXTING|PHRASINGS|FIT_WEIGHTS) [[ "$2" == 0 || "$2" == 1 ]] ;;
     TEACHER|SIDE_AGES) [[ "$2" =~ ^(0|[1-9][0-9]*|[0-9]+\.[0-9]*[1-9])$ ]] ;;
+    WRITTEN_WINDOW_BATCHES) [[ "$2" == 1 || "$2" == 2 ]] ;;  # the folders of written-windows.ts WRITTEN_WINDOW_BATCHES
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -83,6 +85,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
     TEXTING|PHRASINGS|FIT_WEIGHTS) echo "is 0 or 1" ;;
     TEACHER|SIDE_AGES) echo "takes a weight (0: none; 0.5)" ;;
+    WRITTEN_WINDOW_BATCHES) echo "is 1 or 2" ;;
     *) echo "takes a whole number" ;;
   esac
 }
@@ -207,6 +210,8 @@ for k in "${!MEMBER_FROM[@]}"; do
   [[ -z "${MEMBER_ARGS[$k]:-}" ]] || { echo "train.sh: member $k is taken from a package (--member-from): it is not trained, so --member-args cannot name it" >&2; exit 2; }
 done
 (( ${#MEMBER_FROM[@]} < MEMBERS )) || { echo "train.sh: --member-from takes every member: nothing would be trained" >&2; exit 2; }
+# A second batch with no copies asked for reads nothing: it would name another recipe for the same corpus.
+(( WRITTEN_WINDOW_BATCHES == 1 || WRITTEN_WINDOWS + WRITTEN_WINDOWS_FLAT > 0 )) || { echo "train.sh: --written-window-batches $WRITTEN_WINDOW_BATCHES reads no windows: give --written-windows or --written-windows-flat" >&2; exit 2; }
 TRAIN_ARGS+=(--view-one-line-rate "$VIEW_ONE_LINE_RATE" --checkpoint "$CHECKPOINT")
 # Released models by their recipe's settings, all else at its default (scripts/train/recipes).
 declare -A RELEASES=()
@@ -227,7 +232,7 @@ RELEASED="${RELEASES[$(recipe_signature)]:-}"
 (( SMOKE == 0 )) || RELEASED=""
 # shellcheck disable=SC2207
 CHANGED=($(printf '%s\n' ${CHANGED[@]+"${CHANGED[@]}"} | sort -u))
-what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES, MiniLM's words for $MINILM_WORDS member(s), members' weights $( ((FIT_WEIGHTS)) && echo 'fitted on validation' || echo equal), written windows x$WRITTEN_WINDOWS with speakers and x$WRITTEN_WINDOWS_FLAT flat, written contacts x$WRITTEN_CONTACTS with speakers and x$WRITTEN_CONTACTS_FLAT flat"
+what="of $MEMBERS network(s) with $(slice_counts), texting $TEXTING, training phrasings $PHRASINGS, teacher $TEACHER for $TEACHER_MEMBERS member(s), one-line flat views $VIEW_ONE_LINE_RATE, epoch kept $CHECKPOINT, $EPOCHS epochs, $BLIND_MEMBERS reading blind, $TURN_PIECE_TOKENS-token turn pieces, side ages $SIDE_AGES, MiniLM's words for $MINILM_WORDS member(s), members' weights $( ((FIT_WEIGHTS)) && echo 'fitted on validation' || echo equal), written windows x$WRITTEN_WINDOWS with speakers and x$WRITTEN_WINDOWS_FLAT flat of $WRITTEN_WINDOW_BATCHES batch(es), written contacts x$WRITTEN_CONTACTS with speakers and x$WRITTEN_CONTACTS_FLAT flat"
 (( ${#CHANGED[@]} == 0 )) || what="trained with ${CHANGED[*]}"
 # A smoke run is no released model, whatever its options.
 [[ $SMOKE == 1 && -z "$VERSION" ]] && VERSION=0.0.0-smoke
@@ -272,10 +277,11 @@ step() { echo "== $*" >&2; }
 [[ $SIDE_AGES == 0 ]] || CORPUS_ARGS+=(--side-ages)
 (( WRITTEN_WINDOWS == 0 )) || CORPUS_ARGS+=(--written-windows "$WRITTEN_WINDOWS")
 (( WRITTEN_WINDOWS_FLAT == 0 )) || CORPUS_ARGS+=(--written-windows-flat "$WRITTEN_WINDOWS_FLAT")
+(( WRITTEN_WINDOW_BATCHES == 1 )) || CORPUS_ARGS+=(--written-window-batches "$WRITTEN_WINDOW_BATCHES")
 (( WRITTEN_CONTACTS == 0 )) || CORPUS_ARGS+=(--written-contacts "$WRITTEN_CONTACTS")
 (( WRITTEN_CONTACTS_FLAT == 0 )) || CORPUS_ARGS+=(--written-contacts-flat "$WRITTEN_CONTACTS_FLAT")
 for key in "${SLICES[@]%%|*}"; do CORPUS_ARGS+=("--${key,,}" "${!key}"); done
-step "corpus (seed $SEED, $N generated, $(slice_counts)$( (( PHRASINGS == 0 )) || echo ', training phrasings')$([[ $SIDE_AGES == 0 ]] || echo ", both sides' true ages")$( (( WRITTEN_WINDOWS + WRITTEN_WINDOWS_FLAT == 0 )) || echo ", the written windows x$WRITTEN_WINDOWS with speakers and x$WRITTEN_WINDOWS_FLAT flat")$( (( WRITTEN_CONTACTS + WRITTEN_CONTACTS_FLAT == 0 )) || echo ", the written contacts x$WRITTEN_CONTACTS with speakers and x$WRITTEN_CONTACTS_FLAT flat"))"
+step "corpus (seed $SEED, $N generated, $(slice_counts)$( (( PHRASINGS == 0 )) || echo ', training phrasings')$([[ $SIDE_AGES == 0 ]] || echo ", both sides' true ages")$( (( WRITTEN_WINDOWS + WRITTEN_WINDOWS_FLAT == 0 )) || echo ", the written windows x$WRITTEN_WINDOWS with speakers and x$WRITTEN_WINDOWS_FLAT flat$( (( WRITTEN_WINDOW_BATCHES == 1 )) || echo " of $WRITTEN_WINDOW_BATCHES batches")")$( (( WRITTEN_CONTACTS + WRITTEN_CONTACTS_FLAT == 0 )) || echo ", the written contacts x$WRITTEN_CONTACTS with speakers and x$WRITTEN_CONTACTS_FLAT flat"))"
 node scripts/data/corpus.ts --out "$WORK/corpus.jsonl" --seed "$SEED" --n "$N" ${REAL_LIMIT:+--real-limit "$REAL_LIMIT"} ${CORPUS_ARGS[@]+"${CORPUS_ARGS[@]}"}
 case "$VOCAB_MODE" in
   hybrid)

@@ -297,13 +297,14 @@ describe("data: the eval's fallback corpus", () => {
     const recipe = new Map(settings);
     const defaultOf = (text: string, name: string) => Number(new RegExp(`^(?:[A-Z_]+=[^;\\n]*; )*${name}=(\\d+)`, 'm').exec(text)?.[1]);
     // Read from the recipe file: every slice a count, the shipped relationships and texting on.
-    expect(Object.keys(SHIPPED_SLICES).sort()).toEqual([...SLICE_NAMES, 'phrasings', 'texting', 'writtenWindows', 'writtenWindowsFlat', 'writtenContacts', 'writtenContactsFlat'].sort());
+    expect(Object.keys(SHIPPED_SLICES).sort()).toEqual([...SLICE_NAMES, 'phrasings', 'texting', 'writtenWindows', 'writtenWindowsFlat', 'writtenWindowBatches', 'writtenContacts', 'writtenContactsFlat'].sort());
     expect(SLICE_NAMES.every((name) => String(SHIPPED_SLICES[name]) === recipe.get(name.toUpperCase()))).toBe(true);
     expect(SHIPPED_SLICES.courtship).toBeGreaterThan(0);
     expect(SHIPPED_SLICES.texting).toBe(recipe.get('TEXTING') === '1');
     expect(SHIPPED_SLICES.phrasings).toBe(recipe.get('PHRASINGS') === '1');
     expect(String(SHIPPED_SLICES.writtenWindows)).toBe(recipe.get('WRITTEN_WINDOWS'));
     expect(String(SHIPPED_SLICES.writtenWindowsFlat)).toBe(recipe.get('WRITTEN_WINDOWS_FLAT'));
+    expect(String(SHIPPED_SLICES.writtenWindowBatches)).toBe(recipe.get('WRITTEN_WINDOW_BATCHES'));
     expect(String(SHIPPED_SLICES.writtenContacts)).toBe(recipe.get('WRITTEN_CONTACTS'));
     expect(String(SHIPPED_SLICES.writtenContactsFlat)).toBe(recipe.get('WRITTEN_CONTACTS_FLAT'));
     expect({ seed: defaultOf(sh, 'SEED'), n: defaultOf(sh, 'N') }).toEqual(SHIPPED_CORPUS);

@@ -58,10 +58,14 @@ describe('data: first contacts written blind', () => {
       expect(flat).toMatchObject({ conversation: c.turns.map(([, t]) => t).join(' '), label: c.label, tags: ['flat'] });
     });
     expect(() => buildCorpus({ ...o, writtenContacts: -1 })).toThrow(/written contacts: a whole number of copies/);
+    // After both batches of windows too, where two are asked for.
+    const two = buildCorpus({ ...o, writtenWindows: 1, writtenWindowBatches: 2 });
+    expect(buildCorpus({ ...o, writtenWindows: 1, writtenWindowBatches: 2, writtenContacts: 1 }).slice(two.length).map((r) => r.family)).toEqual(contacts.map(() => 'written_contact'));
+    expect(two.slice(unasked.length).every((r) => r.family === 'written_window')).toBe(true);
   });
 
-  it('are not the windows: no chat is in both', () => {
-    const windows = new Set(loadWrittenWindows().map((w) => JSON.stringify(w.turns)));
+  it('are not the windows of either batch: no chat is in both', () => {
+    const windows = new Set(loadWrittenWindows(2).map((w) => JSON.stringify(w.turns)));
     expect(contacts.filter((c) => windows.has(JSON.stringify(c.turns)))).toEqual([]);
   });
 });

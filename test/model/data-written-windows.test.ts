@@ -1,5 +1,6 @@
 // Whole relationship windows written blind (written-windows.ts): the train split only, off unless asked
-// for, apart from the evaluation's written sets and from every held-out phrasing of the generator.
+// for, apart from the evaluation's written sets and from every held-out phrasing of the generator; a
+// second batch read only when a recipe asks for it.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
@@ -9,11 +10,29 @@ import { HELD_OUT, grams } from '../helpers/phrasings.ts';
 import { breaksHeldOutPhrasing, expectChatsOfBothClasses, sharesWithEvaluation } from '../helpers/written-chats.ts';
 
 const windows = loadWrittenWindows();
-const lines = windows.flatMap((w) => w.turns.map(([, text]) => text));
+const both = loadWrittenWindows(2);
+const second = both.slice(windows.length);
+// Both batches are held to the rules below.
+const lines = both.flatMap((w) => w.turns.map(([, text]) => text));
 
 describe('data: relationship windows written blind', () => {
   it('are windows of both classes as the brief asks: sides A and B both speak, a harmful one names the adult, the adult on either side', () => {
     expectChatsOfBothClasses(windows, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
+    expectChatsOfBothClasses(second, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
+  });
+
+  it('read the first batch (writers 1 to 8) unless asked for two, and then the second (writers 9 to 14) after it, repeating none of the first', () => {
+    expect(both.slice(0, windows.length)).toEqual(windows);
+    expect(new Set(windows.map((w) => w.writer))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]));
+    expect(new Set(second.map((w) => w.writer))).toEqual(new Set([9, 10, 11, 12, 13, 14]));
+    const first = new Set(windows.map((w) => JSON.stringify(w.turns)));
+    expect(second.filter((w) => first.has(JSON.stringify(w.turns)))).toEqual([]);
+  });
+
+  it.each([0, 3, 1.5, Number.NaN])('refuse a number of batches the folders do not hold (%s), in the reader and in the corpus alike', (batches) => {
+    expect(() => loadWrittenWindows(batches)).toThrow(/batches from 1 to 2/);
+    // Even with no copies asked for, so a mistyped count is not silently ignored.
+    expect(() => buildCorpus({ seed: 5, n: 20, real: false, synthetic: true, dataDir: '', jsonl: [], writtenWindowBatches: batches })).toThrow(/batches from 1 to 2/);
   });
 
   it('share no run of six words with any excerpt of the written evaluation sets, the held-back set included', () => {
@@ -39,6 +58,12 @@ describe('data: relationship windows written blind', () => {
   it('are the 262 windows 3.16.0 was trained on, unchanged (95 courtships, 167 benign twins)', () => {
     expect([windows.length, windows.filter((w) => w.label === 1).length]).toEqual([262, 95]);
     expect(createHash('sha256').update(JSON.stringify(windows)).digest('hex')).toBe('e3a6e561ab93e69c5d55e94a4a3a3ee19843440fae2d59b97649969e0179982d');
+  });
+
+  // Frozen as the first batch is, so the measures taken with it (docs/training.md) stay the measures of these files.
+  it('hold a second batch of 215 windows as filtered on December 7, unchanged (96 courtships, 119 benign twins)', () => {
+    expect([second.length, second.filter((w) => w.label === 1).length]).toEqual([215, 96]);
+    expect(createHash('sha256').update(JSON.stringify(second)).digest('hex')).toBe('964bfb05f0b99d1000d16736ae194484d1a7c1573ee579446d68112ead515665');
   });
 
   it('say nothing sexual', () => {
@@ -77,5 +102,22 @@ describe('data: relationship windows written blind', () => {
     expect(buildCorpus({ ...o, writtenWindowsFlat: 1 }).slice(unasked.length)).toHaveLength(windows.length);
     expect(() => buildCorpus({ ...o, writtenWindows: -1 })).toThrow(/whole number of copies/);
     expect(() => buildCorpus({ ...o, writtenWindows: 2, writtenWindowsFlat: 1.5 })).toThrow(/whole number of flat copies/);
+  });
+
+  it('with two batches asked for, make the second batch\'s copies after the first\'s, in the same form, every id its own', () => {
+    const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 100 };
+    const text = (rs: readonly { id: string; split: string; conversation: string }[]): string[] => rs.map((r) => `${r.id} ${r.split} ${r.conversation}`);
+    const unasked = buildCorpus(o);
+    const side = { A: 'user1', B: 'user2', neither: 'neither' } as const;
+    expect(text(buildCorpus({ ...o, writtenWindows: 3, writtenWindowBatches: 1 }))).toEqual(text(buildCorpus({ ...o, writtenWindows: 3 })));
+    const twice = buildCorpus({ ...o, writtenWindows: 1, writtenWindowsFlat: 1, writtenWindowBatches: 2 }).slice(unasked.length);
+    expect(twice).toHaveLength(2 * both.length);
+    expect(twice.slice(0, 2 * windows.length)).toEqual(buildCorpus({ ...o, writtenWindows: 1, writtenWindowsFlat: 1 }).slice(unasked.length));
+    second.forEach((w, k) => {
+      const [spoken, flat] = twice.slice(2 * (windows.length + k), 2 * (windows.length + k) + 2);
+      expect(spoken).toMatchObject({ id: `written-window-${w.writer}-${w.index}-0`, label: w.label, predator: side[w.predator], split: 'train' });
+      expect(flat).toMatchObject({ conversation: w.turns.map(([, t]) => t).join(' '), label: w.label, tags: ['flat'] });
+    });
+    expect(new Set(twice.map((r) => r.id)).size).toBe(twice.length);
   });
 });

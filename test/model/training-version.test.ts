@@ -95,11 +95,11 @@ describe('train.sh: versions and output', () => {
     expect(trainSh([...OUT, '--member-from', '2:models/conversation-risk', '--version', '3.12.0']).stderr).toContain('3.12.0 is no model trained with --member-from');
   });
 
-  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']], [['--recipe', '3.4.0', '--fit-weights', '1']], [['--written-windows', '5']], [['--written-windows-flat', '0']], [['--written-contacts', '3']], [['--written-contacts-flat', '1']]])(
+  it.each([[['--errands', '700']], [['--members', '3']], [['--friends', '700']], [['--repetitive', '1000']], [['--strangers', '500']], [['--recipe', '3.5.0', '--texting']], [['--phrasings']], [['--recipe', '3.4.0', '--errands', '1500', '--members', '1']], [['--checkpoint', 'val-loss']], [['--view-one-line-rate', '0.5']], [['--epochs', '11']], [['--blind-members', '2']], [['--turn-piece-tokens', '16']], [['--teacher-members', '2']], [['--teacher', '0.25']], [['--side-ages', '0.25']], [['--recipe', '3.4.0', '--fit-weights', '1']], [['--written-windows', '5']], [['--written-windows-flat', '0']], [['--written-contacts', '3']], [['--written-contacts-flat', '1']], [['--written-window-batches', '2']]])(
     'refuses a mix of the released slices that no release has (%j)',
     (args) => {
       const r = trainSh([...OUT, ...args]);
-      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces, side ages [\d.]+, MiniLM's words for \d+ member\(s\), members' weights (equal|fitted on validation), written windows x\d+ with speakers and x\d+ flat, written contacts x\d+ with speakers and x\d+ flat; name it with --version/);
+      expect(r.stderr).toMatch(/no released model is of \d network\(s\) with \d+ errand, \d+ repetitive, \d+ friends', \d+ strangers', \d+ courtship, \d+ ride, \d+ benign age-stated, \d+ teen daily, \d+ peers' long and \d+ peers' contact chats, texting \d, training phrasings \d, teacher [\d.]+ for \d+ member\(s\), one-line flat views [\d.]+, epoch kept [a-z-]+, \d+ epochs, \d+ reading blind, \d+-token turn pieces, side ages [\d.]+, MiniLM's words for \d+ member\(s\), members' weights (equal|fitted on validation), written windows x\d+ with speakers and x\d+ flat of \d batch\(es\), written contacts x\d+ with speakers and x\d+ flat; name it with --version/);
       expect(r.status).toBe(2);
     },
   );
@@ -165,6 +165,7 @@ describe('train.sh: versions and output', () => {
     [['--vocab', 'wordpiece', '--version', 'x', ...OUT]],
     [['--smoke', '--view-rate', '0.8', ...OUT]],
     [['--teacher', '0.5', '--teacher-members', '1', '--version', 'x', ...OUT]],
+    [['--written-window-batches', '2', '--version', 'x', ...OUT]],
   ])('goes on with a released recipe, or a named one with its own directory (%j)', (args) => {
     const r = trainSh(args);
     expect(r.stderr).toContain('lacks torch or onnx');
@@ -197,6 +198,9 @@ describe('train.sh: versions and output', () => {
     [['--vocab', 'wordpiece', '--minilm-words', '1'], '--minilm-words reads whole words\' vectors: it needs --vocab hybrid'],
     [['--minilm-words', '3'], '--minilm-words 3 is more than the 2 member(s)'],
     [['--fit-weights', 'yes'], '--fit-weights is 0 or 1, not yes'],
+    [['--written-window-batches', '3'], '--written-window-batches is 1 or 2, not 3'],
+    [['--written-window-batches', '0'], '--written-window-batches is 1 or 2, not 0'],
+    [['--recipe', '3.15.0', '--written-window-batches', '2'], '--written-window-batches 2 reads no windows: give --written-windows or --written-windows-flat'],
     [['--members', '1', '--minilm-words', '1', '--blind-members', '0', '--teacher-members', '0', '--teacher', '0', '--fit-weights', '1'], '--fit-weights 1 weighs an ensemble\'s members: it needs --members 2 or more'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
     const r = trainSh([...OUT, '--version', 'x', ...args]);
