@@ -196,9 +196,10 @@ export function buildCorpus(o: CorpusOptions): LabeledConversation[] {
   if (o.pan12) out.push(...importPan12(readFileSync(o.pan12.xml, 'utf8'), readFileSync(o.pan12.predators, 'utf8')).records);
   // Last, so a corpus built with them holds every other record unchanged and in place.
   const flatWindows = o.writtenWindowsFlat ?? 0;
+  const windowBatches = o.writtenWindowBatches ?? 1;
   // Checked even when no copies are asked for, so a mistyped count is refused rather than ignored.
-  checkWindowBatches(o.writtenWindowBatches ?? 1);
-  if ((o.writtenWindows ?? 0) !== 0 || flatWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0, flatWindows, o.writtenWindowBatches ?? 1));
+  checkWindowBatches(windowBatches);
+  if ((o.writtenWindows ?? 0) !== 0 || flatWindows !== 0) out.push(...writtenWindowRecords(o.writtenWindows ?? 0, flatWindows, windowBatches));
   const flatContacts = o.writtenContactsFlat ?? 0;
   if ((o.writtenContacts ?? 0) !== 0 || flatContacts !== 0) out.push(...writtenContactRecords(o.writtenContacts ?? 0, flatContacts));
   return out;
