@@ -19,7 +19,9 @@
 // were judged and read once 3.16.0 was fixed. Most courtship windows state no age (47, 43, 45, 45 and
 // 45 of 50). None is untouched by choosing any more, so a sixth, `confirmation_5` (HELD_BACK_SETS; by
 // six writers, 45 excerpts each, lengths spread as the fifth's), was written on December 7 while 3.16.0
-// was rebuilt and is scored by nothing until the next candidate is fixed.
+// was rebuilt and is scored by nothing until the next candidate is fixed; a seventh, `confirmation_6`
+// (six more writers, lengths spread as the sixth's), was written on December 7 once that candidate
+// (3.17.0-rc1) was fixed, for the one after it.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
@@ -48,7 +50,7 @@ export type WrittenSet = (typeof WRITTEN_SETS)[number];
  * until a candidate is fixed, and then the set joins WRITTEN_SETS. So the next choice between models has
  * a set no earlier choice has read.
  */
-export const HELD_BACK_SETS = ['confirmation_5'] as const;
+export const HELD_BACK_SETS = ['confirmation_5', 'confirmation_6'] as const;
 export type HeldBackSet = (typeof HELD_BACK_SETS)[number];
 /** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
 export const WRITTEN_SHORT_CHARS = 1000;
