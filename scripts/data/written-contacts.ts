@@ -1,8 +1,9 @@
 // First contacts between strangers written blind, for the train split only (corpus.ts --written-contacts
 // COPIES and --written-contacts-flat COPIES; train.sh's recipe settings WRITTEN_CONTACTS and
-// WRITTEN_CONTACTS_FLAT, 0 in every released recipe so far). The relationship windows written blind
-// (written-windows.ts) moved the written sets' courtships; these are the same idea for the other failure
-// kind, strangers' first contact, whose generated families (contact.ts) the corpus holds in both classes
+// WRITTEN_CONTACTS_FLAT, 3 each since 3.17.0, so these files stay as 3.17.0 read them: a test holds their
+// hash). The relationship windows written blind (written-windows.ts) moved the written sets' courtships;
+// these are the same idea for the other failure kind, strangers' first contact, whose generated families
+// (contact.ts) the corpus holds in both classes
 // but in the generator's own register: the age/sex/location ritual, a stated teenage age and flirting
 // between peers or adults are benign, and an adult who learns the other is a child and goes on is not.
 //

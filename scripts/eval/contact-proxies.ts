@@ -38,22 +38,22 @@ export { CONTACT_TARGETS } from './proxy-rows.ts';
 
 /**
  * What `test/model/model-guards.test.ts` holds the shipped model to: between 3.5.0's figures, before
- * these kinds were in training, and the releases' since (in brackets: 3.5.0, 3.6.0, 3.7.0, 3.8.0, 3.9.0, 3.10.0, 3.11.0, 3.12.0, 3.13.0, 3.14.0, 3.15.0, 3.16.0), with room
+ * these kinds were in training, and the releases' since (in brackets: 3.5.0, 3.6.0, 3.7.0, 3.8.0, 3.9.0, 3.10.0, 3.11.0, 3.12.0, 3.13.0, 3.14.0, 3.15.0, 3.16.0, 3.17.0), with room
  * for a retrained seed; the relationship floor sits between 3.6.0 and 3.7.0, so a release cannot fall
  * back to 3.6.0's reading of them. Floors, not the targets above.
  */
 export const CONTACT_FLOORS = {
-  /** first contact between strangers (0.864, 0.964, 0.964, 0.967, 0.971, 0.964, 0.971, 0.980, 0.982, 0.982, 0.983, 0.982) */
+  /** first contact between strangers (0.864, 0.964, 0.964, 0.967, 0.971, 0.964, 0.971, 0.980, 0.982, 0.982, 0.983, 0.982, 0.987) */
   strangers_roc_auc_min: 0.93,
-  /** strangers' benign chats flagged at 0.5 (0.273, 0.104, 0.086, 0.062, 0.037, 0.029, 0.043, 0.033, 0.023, 0.029, 0.023, 0.033): at most 3.6.0's */
+  /** strangers' benign chats flagged at 0.5 (0.273, 0.104, 0.086, 0.062, 0.037, 0.029, 0.043, 0.033, 0.023, 0.029, 0.023, 0.033, 0.025): at most 3.6.0's */
   strangers_benign_flagged_max: 0.1,
-  /** a relationship under way (0.591, 0.756, 0.806, 0.833, 0.810, 0.852, 0.858, 0.879, 0.883, 0.890, 0.894, 0.886); 3.6.0's candidates, runs 42 to 47, read 0.731 to 0.767 */
+  /** a relationship under way (0.591, 0.756, 0.806, 0.833, 0.810, 0.852, 0.858, 0.879, 0.883, 0.890, 0.894, 0.886, 0.907); 3.6.0's candidates, runs 42 to 47, read 0.731 to 0.767 */
   relationships_roc_auc_min: 0.77,
-  /** flat excerpts under 1,000 characters (0.629, 0.826, 0.839, 0.844, 0.856, 0.861, 0.868, 0.881, 0.877, 0.874, 0.871, 0.877): the real evaluation's own target */
+  /** flat excerpts under 1,000 characters (0.629, 0.826, 0.839, 0.844, 0.856, 0.861, 0.868, 0.881, 0.877, 0.874, 0.871, 0.877, 0.885): the real evaluation's own target */
   short_excerpt_roc_auc_min: 0.75,
-  /** real IRC chats of held-out days flagged as written (0.027, 0.012, 0.009, 0.006, 0.006, 0.006, 0.006, 0.009, 0.012, 0.003, 0.006, 0.006): the real evaluation's own target */
+  /** real IRC chats of held-out days flagged as written (0.027, 0.012, 0.009, 0.006, 0.006, 0.006, 0.006, 0.009, 0.012, 0.003, 0.006, 0.006, 0.003): the real evaluation's own target */
   real_irc_flagged_max: 0.02,
-  /** two stated teenagers' sexual talk in High Risk or Critical, where the policy wants Medium Risk (0.39, 0.15, 0.08, 0.055, 0.08, 0.045, 0.05, 0.05, 0.065, 0.06, 0.065, 0.06) */
+  /** two stated teenagers' sexual talk in High Risk or Critical, where the policy wants Medium Risk (0.39, 0.15, 0.08, 0.055, 0.08, 0.045, 0.05, 0.05, 0.065, 0.06, 0.065, 0.06, 0.03) */
   peers_high_or_critical_max: 0.25,
 } as const;
 

@@ -111,35 +111,35 @@ const CATCH_ALL: Record<'4XX' | '5XX', ErrorDoc> = {
 const CHAT = 'user1: hey, how was school?\nuser2: fine, we had a test';
 const PREDICTION = {
   conversation_preview: CHAT,
-  harmful_score: 0.078,
+  harmful_score: 0.101,
   is_harmful: false,
   risk_level: 'Safe',
   predatory_user: 'neither',
-  user_probabilities: { user1: 0.0776, user2: 0.000372, neither: 0.922 },
-  confidence: 0.795,
+  user_probabilities: { user1: 0.101, user2: 0.000146, neither: 0.899 },
+  confidence: 0.747,
   num_segments: 1,
   used_age_features: true,
 };
 const FLAGGED_CHAT = 'user1: asl\nuser2: 14 f u\nuser1: 32 m. u home alone?\nuser2: ya\nuser1: cool u got a cam?';
 const EXPLAINED = {
   conversation_preview: FLAGGED_CHAT,
-  harmful_score: 0.991,
+  harmful_score: 0.987,
   is_harmful: true,
   risk_level: 'Critical',
   predatory_user: 'user1',
-  user_probabilities: { user1: 0.991, user2: 0.0000001, neither: 0.0086 },
-  confidence: 0.969,
+  user_probabilities: { user1: 0.987, user2: 0.000000001, neither: 0.0125 },
+  confidence: 0.957,
   num_segments: 1,
   used_age_features: false,
   explanation: {
-    turn_scores: [0.0255, 0.0242, 0.541, 0.747, 0.991],
+    turn_scores: [0.0277, 0.0155, 0.647, 0.804, 0.987],
     turn_lines: [0, 1, 2, 3, 4],
     first_alert_index: 2,
     evidence: [
-      { index: 2, user: 'user1', weight: 0.517, line: 2 },
-      { index: 4, user: 'user1', weight: 0.244, line: 4 },
-      { index: 3, user: 'user2', weight: 0.206, line: 3 },
-      { index: 0, user: 'user1', weight: 0.0021, line: 0 },
+      { index: 2, user: 'user1', weight: 0.632, line: 2 },
+      { index: 4, user: 'user1', weight: 0.183, line: 4 },
+      { index: 3, user: 'user2', weight: 0.157, line: 3 },
+      { index: 0, user: 'user1', weight: 0.0089, line: 0 },
     ],
   },
 };
@@ -278,9 +278,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         examples: {
           manifest: example('Abridged', {
             name: 'conversation-risk',
-            version: '3.16.0',
+            version: '3.17.0',
             contract_version: 3,
-            files: { 'model.onnx': { sha256: 'eb8c62acbfb4c8326845e4477ed0ad670e05f6fba4919777c91f8fe42b5eadd0', bytes: 15837652 } },
+            files: { 'model.onnx': { sha256: 'a73930dd7563a9c21129aef4607d8a7ca88d24581a691cee8ec92faa149c771a', bytes: 15869140 } },
           }),
         },
       },

@@ -1,6 +1,7 @@
 // First contacts between strangers written blind (written-contacts.ts): the train split only, off unless
 // asked for, after the windows, apart from the evaluation's written sets and from every held-out phrasing
 // of the generator.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
 import { loadWrittenContacts } from '../../scripts/data/written-contacts.ts';
@@ -16,6 +17,13 @@ describe('data: first contacts written blind', () => {
   it('are chats of both classes as the brief asks: sides A and B both speak, a harmful one names the adult, the adult on either side', () => {
     expectChatsOfBothClasses(contacts, { minTurns: 4, maxTurns: 40, minHarmful: 80 });
     expect(new Set(contacts.map((c) => c.writer)).size).toBe(6);
+  });
+
+  // 3.17.0's recipe trains on them (WRITTEN_CONTACTS=3, WRITTEN_CONTACTS_FLAT=3), so `npm run train` reproduces
+  // the shipped model only while they stay as they are: new first contacts belong in a batch a new recipe names.
+  it('are the 269 first contacts 3.17.0 was trained on, unchanged (116 harmful, 153 benign)', () => {
+    expect([contacts.length, contacts.filter((c) => c.label === 1).length]).toEqual([269, 116]);
+    expect(createHash('sha256').update(JSON.stringify(contacts)).digest('hex')).toBe('5ff9fcc78cf272e0823d405b4f6e977c90114ad0324808b3d3966df3ceb6c4d9');
   });
 
   it('share no run of six words with any excerpt of the written evaluation sets, the held-back set included', () => {

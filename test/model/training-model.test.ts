@@ -29,9 +29,10 @@ describe('shipped model models/conversation-risk', () => {
     // Each real set as written, and hosting generated exchanges (scripts/data/hosted.ts); the real SMS
     // and IRC chats only as hosts (scripts/data/texting.ts).
     const hostsOnly = ['irc-ubuntu', 'sms-spam-collection'];
-    // Since 3.16.0 the relationship windows written blind too (scripts/data/written-windows.ts), in training only.
+    // Since 3.16.0 the relationship windows written blind too (scripts/data/written-windows.ts), and since 3.17.0
+    // the first contacts written blind (written-contacts.ts), in training only: six copies of each.
     expect(datasets.sort()).toEqual([...real, 'generator', 'written', ...[...real, ...hostsOnly].map((r) => `${r}+generator`)].sort());
-    expect(sources.written).toMatchObject({ train: 262 * 6, val: 0, test: 0 });
+    expect(sources.written).toMatchObject({ train: 262 * 6 + 269 * 6, val: 0, test: 0 });
     expect(manifest.training_data).toMatchObject({ pretrained_vectors: true });
     expect(manifest.metrics).toHaveProperty('roc_auc');
     expect(manifest.metrics).toHaveProperty('real_benign_fpr');

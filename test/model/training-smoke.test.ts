@@ -56,7 +56,7 @@ describe.skipIf(!hasTorch)('smoke training (npm run train -- --smoke)', () => {
   it('writes a package that satisfies the model contract', () => {
     for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) expect(existsSync(join(out, f))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as ModelManifest;
-    // The shipped recipe (3.16.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
+    // The shipped recipe (3.17.0, 3.6.0's pieces): every turn in 8-token pieces, as flat text is, so contract 3 with no flat length of its own.
     expect(manifest).toMatchObject({ contract_version: 3, name: 'conversation-risk', segment: { max_turns: 64, max_tokens_per_turn: 8 } });
     expect(manifest.segment.max_tokens_per_flat_piece).toBeUndefined();
     const member = (seed: number) => memberHyperparameters(`${out}.work`, seed);

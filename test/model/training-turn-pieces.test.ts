@@ -1,7 +1,7 @@
 // train.sh --turn-piece-tokens (recipe setting TURN_PIECE_TOKENS): every turn with a speaker cut into
 // pieces of that many tokens, in the tensor export, the training and the package alike, so the server
 // (which cuts by the manifest's segment) reads a chat as the network was trained to. The shipped
-// recipe (3.16.0, as 3.6.0) cuts turns as flat text is, 8 tokens, a contract-3 package (training-smoke.test.ts);
+// recipe (3.17.0, as 3.6.0) cuts turns as flat text is, 8 tokens, a contract-3 package (training-smoke.test.ts);
 // 3.5.0's recipe cuts turns at 32 and flat text at 8, which only contract 4 can name, and no member
 // reads blind (BLIND_MEMBERS 0).
 import { execFileSync, spawnSync } from 'node:child_process';
