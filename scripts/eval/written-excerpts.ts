@@ -42,7 +42,7 @@ import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } fr
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
-/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then four held back in turn. */
+/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then five held back in turn. */
 export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2', 'confirmation_3', 'confirmation_4', 'confirmation_5'] as const;
 export type WrittenSet = (typeof WRITTEN_SETS)[number];
 /**
@@ -85,7 +85,7 @@ export interface WrittenExcerpt {
  * 0.929, 0.876, 0.895 and 0.880. The floor only keeps them from falling back. The sixth set is the
  * hardest on strangers: 3.6.0 to 3.11.0 read it flat under the floor (0.800 to 0.835), seven
  * releases flag more of its benign strangers than the floor allows (15 to 19 of 90), and 3.17.0 flags
- * 13 (0.144).
+ * 13 (0.144): one excerpt inside the floor, so a candidate that flags one more there fails `npm test`.
  * Floors, not the targets.
  */
 export const WRITTEN_FLOORS = {
