@@ -17,7 +17,7 @@
 #   npm run train -- --written-windows 5 --version x --out DIR      # that many copies of each relationship window written blind, train split only (written-windows.ts; 3.16.0: 3, before it 0)
 #   npm run train -- --written-windows 3 --written-windows-flat 3 --version x --out DIR  # and that many more of each as flat text (3.16.0: 3, before it 0)
 #   npm run train -- --written-window-batches 2 --version x --out DIR  # the windows' copies made of both batches written blind, writers 9 to 14's too (written-windows-2/; no release yet)
-#   npm run train -- --written-contacts 3 --written-contacts-flat 3 --version x --out DIR  # the same for each first contact between strangers written blind (written-contacts.ts; 3.17.0: 3 and 3, before it 0)
+#   npm run train -- --written-contacts 3 --written-contacts-flat 3 --version x --out DIR  # the same for each first contact written blind (written-contacts.ts; 3.17.0: 3 and 3)
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.12.0: 3000)
 #   npm run train -- --view-merge-rate 0.3 --version x --out DIR  # that share of re-cut views joins each speaker's bursts into one turn
