@@ -24,8 +24,8 @@
 // every release's figures on December 7. Most courtship windows state no age (47, 43, 45, 45, 45 and 48
 // of 50, 48 of 48 on the seventh). None is untouched by choosing any more, so an eighth,
 // `confirmation_7` (HELD_BACK_SETS; six more writers, new voices, lengths spread as the seventh's), was
-// written on December 7 while 3.17.0 was rebuilt and is scored by nothing until the next candidate is
-// fixed.
+// written on the evening of December 7, before the candidate it is to judge was trained, and is scored
+// by nothing until that candidate is fixed.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real

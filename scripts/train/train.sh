@@ -17,6 +17,7 @@
 #   npm run train -- --written-windows 5 --version x --out DIR      # that many copies of each relationship window written blind, train split only (written-windows.ts; 3.16.0: 3, before it 0)
 #   npm run train -- --written-windows 3 --written-windows-flat 3 --version x --out DIR  # and that many more of each as flat text (3.16.0: 3, before it 0)
 #   npm run train -- --written-window-batches 2 --version x --out DIR  # the windows' copies made of both batches written blind, writers 9 to 14's too (written-windows-2/; no release yet)
+#   npm run train -- --written-window-batches 3 --version x --out DIR  # and of the third, matched groups by writers 15 to 20 (written-windows-3/; no release yet)
 #   npm run train -- --written-contacts 3 --written-contacts-flat 3 --version x --out DIR  # the same for each first contact written blind (written-contacts.ts; 3.17.0: 3 and 3)
 #   npm run train -- --repetitive 1000 --version x --out DIR   # adds long chats of repeated small talk, both classes (no released model yet)
 #   npm run train -- --friends 0 --version x --out DIR         # without the chats of teen friends' apps, videos and plans (3.12.0: 3000)
@@ -73,7 +74,7 @@ recipe_value_ok() {  # key value: whether value is one the setting takes
     MEMBERS|EPOCHS|TURN_PIECE_TOKENS) [[ "$2" =~ ^[1-9][0-9]*$ ]] ;;
     TEXTING|PHRASINGS|FIT_WEIGHTS) [[ "$2" == 0 || "$2" == 1 ]] ;;
     TEACHER|SIDE_AGES) [[ "$2" =~ ^(0|[1-9][0-9]*|[0-9]+\.[0-9]*[1-9])$ ]] ;;
-    WRITTEN_WINDOW_BATCHES) [[ "$2" == 1 || "$2" == 2 ]] ;;  # the folders of written-windows.ts WRITTEN_WINDOW_BATCHES
+    WRITTEN_WINDOW_BATCHES) [[ "$2" =~ ^[123]$ ]] ;;  # the folders of written-windows.ts WRITTEN_WINDOW_BATCHES
     *) [[ "$2" =~ ^(0|[1-9][0-9]*)$ ]] ;;
   esac
 }
@@ -85,7 +86,7 @@ recipe_value_rule() {  # key: what recipe_value_ok takes for it, in words, for t
     EPOCHS|TURN_PIECE_TOKENS) echo "takes a positive whole number" ;;
     TEXTING|PHRASINGS|FIT_WEIGHTS) echo "is 0 or 1" ;;
     TEACHER|SIDE_AGES) echo "takes a weight (0: none; 0.5)" ;;
-    WRITTEN_WINDOW_BATCHES) echo "is 1 or 2" ;;
+    WRITTEN_WINDOW_BATCHES) echo "is 1, 2 or 3" ;;
     *) echo "takes a whole number" ;;
   esac
 }

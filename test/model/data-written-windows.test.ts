@@ -1,6 +1,6 @@
 // Whole relationship windows written blind (written-windows.ts): the train split only, off unless asked
 // for, apart from the evaluation's written sets and from every held-out phrasing of the generator; a
-// second batch read only when a recipe asks for it.
+// second and a third batch read only when a recipe asks for them.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../scripts/data/corpus.ts';
@@ -12,13 +12,16 @@ import { breaksHeldOutPhrasing, expectChatsOfBothClasses, sharesWithEvaluation }
 const windows = loadWrittenWindows();
 const both = loadWrittenWindows(2);
 const second = both.slice(windows.length);
-// Both batches are held to the rules below.
-const lines = both.flatMap((w) => w.turns.map(([, text]) => text));
+const all = loadWrittenWindows(3);
+const third = all.slice(both.length);
+// Every batch is held to the rules below.
+const lines = all.flatMap((w) => w.turns.map(([, text]) => text));
 
 describe('data: relationship windows written blind', () => {
   it('are windows of both classes as the brief asks: sides A and B both speak, a harmful one names the adult, the adult on either side', () => {
     expectChatsOfBothClasses(windows, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
     expectChatsOfBothClasses(second, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
+    expectChatsOfBothClasses(third, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
   });
 
   it('read the first batch (writers 1 to 8) unless asked for two, and then the second (writers 9 to 14) after it, repeating none of the first', () => {
@@ -29,10 +32,17 @@ describe('data: relationship windows written blind', () => {
     expect(second.filter((w) => first.has(JSON.stringify(w.turns)))).toEqual([]);
   });
 
-  it.each([0, 3, 1.5, Number.NaN])('refuse a number of batches the folders do not hold (%s), in the reader and in the corpus alike', (batches) => {
-    expect(() => loadWrittenWindows(batches)).toThrow(/batches from 1 to 2/);
+  it('read the third batch (writers 15 to 20) only when asked for three, after the first two, repeating neither', () => {
+    expect(all.slice(0, both.length)).toEqual(both);
+    expect(new Set(third.map((w) => w.writer))).toEqual(new Set([15, 16, 17, 18, 19, 20]));
+    const earlier = new Set(both.map((w) => JSON.stringify(w.turns)));
+    expect(third.filter((w) => earlier.has(JSON.stringify(w.turns)))).toEqual([]);
+  });
+
+  it.each([0, 4, 1.5, Number.NaN])('refuse a number of batches the folders do not hold (%s), in the reader and in the corpus alike', (batches) => {
+    expect(() => loadWrittenWindows(batches)).toThrow(/batches from 1 to 3/);
     // Even with no copies asked for, so a mistyped count is not silently ignored.
-    expect(() => buildCorpus({ seed: 5, n: 20, real: false, synthetic: true, dataDir: '', jsonl: [], writtenWindowBatches: batches })).toThrow(/batches from 1 to 2/);
+    expect(() => buildCorpus({ seed: 5, n: 20, real: false, synthetic: true, dataDir: '', jsonl: [], writtenWindowBatches: batches })).toThrow(/batches from 1 to 3/);
   });
 
   it('share no run of six words with any excerpt of the written evaluation sets, the held-back set included', () => {
@@ -64,6 +74,13 @@ describe('data: relationship windows written blind', () => {
   it('hold a second batch of 215 windows as filtered on December 7, unchanged (96 courtships, 119 benign twins)', () => {
     expect([second.length, second.filter((w) => w.label === 1).length]).toEqual([215, 96]);
     expect(createHash('sha256').update(JSON.stringify(second)).digest('hex')).toBe('964bfb05f0b99d1000d16736ae194484d1a7c1573ee579446d68112ead515665');
+  });
+
+  // Written as matched groups of four on one topic (written-windows.ts): the courtships and their twins
+  // stay side by side, half of each label.
+  it('hold a third batch of 286 windows as filtered on December 7, unchanged (142 courtships, 144 benign twins)', () => {
+    expect([third.length, third.filter((w) => w.label === 1).length]).toEqual([286, 142]);
+    expect(createHash('sha256').update(JSON.stringify(third)).digest('hex')).toBe('c3526dd688b8b5dd0100c1aac49bf78661b01d34237813de5fc56d8bbd4665b1');
   });
 
   it('say nothing sexual', () => {
@@ -104,7 +121,7 @@ describe('data: relationship windows written blind', () => {
     expect(() => buildCorpus({ ...o, writtenWindows: 2, writtenWindowsFlat: 1.5 })).toThrow(/whole number of flat copies/);
   });
 
-  it('with two batches asked for, make the second batch\'s copies after the first\'s, in the same form, every id its own', () => {
+  it('with two or three batches asked for, make each batch\'s copies after the one before, in the same form, every id its own', () => {
     const o = { seed: 5, n: 200, real: false, synthetic: true, dataDir: '', jsonl: [], courtship: 100 };
     const text = (rs: readonly { id: string; split: string; conversation: string }[]): string[] => rs.map((r) => `${r.id} ${r.split} ${r.conversation}`);
     const unasked = buildCorpus(o);
@@ -119,5 +136,11 @@ describe('data: relationship windows written blind', () => {
       expect(flat).toMatchObject({ conversation: w.turns.map(([, t]) => t).join(' '), label: w.label, tags: ['flat'] });
     });
     expect(new Set(twice.map((r) => r.id)).size).toBe(twice.length);
+    // Three batches: the first two's records, then the third's, each id its own.
+    const thrice = buildCorpus({ ...o, writtenWindows: 1, writtenWindowBatches: 3 }).slice(unasked.length);
+    expect(thrice).toHaveLength(all.length);
+    expect(text(thrice.slice(0, both.length))).toEqual(text(buildCorpus({ ...o, writtenWindows: 1, writtenWindowBatches: 2 }).slice(unasked.length)));
+    expect(thrice.slice(both.length).map((r) => r.id)).toEqual(third.map((w) => `written-window-${w.writer}-${w.index}-0`));
+    expect(new Set(thrice.map((r) => r.id)).size).toBe(thrice.length);
   });
 });

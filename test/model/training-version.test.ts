@@ -169,6 +169,7 @@ describe('train.sh: versions and output', () => {
     [['--smoke', '--view-rate', '0.8', ...OUT]],
     [['--teacher', '0.5', '--teacher-members', '1', '--version', 'x', ...OUT]],
     [['--written-window-batches', '2', '--version', 'x', ...OUT]],
+    [['--written-window-batches', '3', '--version', 'x', ...OUT]],
   ])('goes on with a released recipe, or a named one with its own directory (%j)', (args) => {
     const r = trainSh(args);
     expect(r.stderr).toContain('lacks torch or onnx');
@@ -201,8 +202,8 @@ describe('train.sh: versions and output', () => {
     [['--vocab', 'wordpiece', '--minilm-words', '1'], '--minilm-words reads whole words\' vectors: it needs --vocab hybrid'],
     [['--minilm-words', '3'], '--minilm-words 3 is more than the 2 member(s)'],
     [['--fit-weights', 'yes'], '--fit-weights is 0 or 1, not yes'],
-    [['--written-window-batches', '3'], '--written-window-batches is 1 or 2, not 3'],
-    [['--written-window-batches', '0'], '--written-window-batches is 1 or 2, not 0'],
+    [['--written-window-batches', '4'], '--written-window-batches is 1, 2 or 3, not 4'],
+    [['--written-window-batches', '0'], '--written-window-batches is 1, 2 or 3, not 0'],
     [['--recipe', '3.15.0', '--written-window-batches', '2'], '--written-window-batches 2 reads no windows: give --written-windows or --written-windows-flat'],
     [['--members', '1', '--minilm-words', '1', '--blind-members', '0', '--teacher-members', '0', '--teacher', '0', '--fit-weights', '1'], '--fit-weights 1 weighs an ensemble\'s members: it needs --members 2 or more'],
   ])('refuses a value the recipe setting does not take, before any work (%j)', (args, message) => {
