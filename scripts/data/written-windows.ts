@@ -19,21 +19,21 @@
 //
 // A second batch (written-windows-2/: six more writers, 9 to 14, on December 7, the same brief with new
 // voices, each asked to avoid the stock phrases the first batch reached for) is read only where a recipe
-// asks for two batches (WRITTEN_WINDOW_BATCHES; corpus.ts --written-window-batches 2). They wrote 50
-// windows each, half of each label, and none declined; by the same rules 85 windows were dropped whole
-// for a run of six words shared with the written sets (confirmation_5 included) and 88 lines for
-// held-out phrasings, leaving 215 windows, 96 of them courtships (the adult on side A in 48).
+// asks for two batches or more (WRITTEN_WINDOW_BATCHES; corpus.ts --written-window-batches 2). They
+// wrote 50 windows each, half of each label, and none declined; by the same rules 85 windows were
+// dropped whole for a run of six words shared with the written sets (confirmation_5 included) and 88
+// lines for held-out phrasings, leaving 215 windows, 96 of them courtships (the adult on side A in 48).
 //
-// A third batch (written-windows-3/: writers 15 to 20, December 7, evening) is written as matched groups,
-// for the misses and false alarms the seventh written set showed 3.17.0 (docs/training.md, "A third
-// batch of windows"): on one everyday topic each, an adult courting a child with no named move, the
-// same with one quiet move, two teenagers going out, and adult partners or a parent caring for a child,
-// so that only who the two sides are, and whether the attention is romantic, tells them apart. Most
-// are short (under 400 characters), as the missed excerpts were. 48 windows each, half of each label;
-// a line sharing a run of six words with an evaluation excerpt was dropped from its window rather than
-// the window whole (the writers never saw the sets, and whole drops broke a quarter of the groups), as
-// were 71 lines for held-out phrasings; two windows left too short were dropped, leaving 286, 142 of
-// them courtships. Read only where a recipe asks for three batches.
+// A third batch (written-windows-3/: writers 15 to 20, December 7, evening) is written as matched
+// groups, for the misses and false alarms the seventh written set showed 3.17.0 (docs/training.md, "A
+// third batch of windows"): on one everyday topic each, an adult courting a child with no named move,
+// the same with one quiet move, two teenagers going out, and adult partners or a parent caring for a
+// child, so that only who the two sides are, and whether the attention is romantic, tells them apart.
+// Most are short (under 400 characters), as the missed excerpts were. 48 windows each, half of each
+// label; a line sharing a run of six words with an evaluation excerpt was dropped from its window rather
+// than the window whole (the writers never saw the sets, and whole drops would have broken 52 of the 72
+// groups), as were 71 lines for held-out phrasings; two windows left too short were dropped, leaving
+// 286, 142 of them courtships. Read only where a recipe asks for three batches.
 
 import { join } from 'node:path';
 import type { LabeledConversation } from './record.ts';

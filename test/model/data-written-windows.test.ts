@@ -24,7 +24,7 @@ describe('data: relationship windows written blind', () => {
     expectChatsOfBothClasses(third, { minTurns: 4, maxTurns: 24, minHarmful: 40 });
   });
 
-  it('read the first batch (writers 1 to 8) unless asked for two, and then the second (writers 9 to 14) after it, repeating none of the first', () => {
+  it('read the first batch (writers 1 to 8) unless asked for more, and then the second (writers 9 to 14) after it, repeating none of the first', () => {
     expect(both.slice(0, windows.length)).toEqual(windows);
     expect(new Set(windows.map((w) => w.writer))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]));
     expect(new Set(second.map((w) => w.writer))).toEqual(new Set([9, 10, 11, 12, 13, 14]));
@@ -76,8 +76,8 @@ describe('data: relationship windows written blind', () => {
     expect(createHash('sha256').update(JSON.stringify(second)).digest('hex')).toBe('964bfb05f0b99d1000d16736ae194484d1a7c1573ee579446d68112ead515665');
   });
 
-  // Written as matched groups of four on one topic (written-windows.ts): the courtships and their twins
-  // stay side by side, half of each label.
+  // Frozen as the first two are: candidate 3.18.0-rc2 was trained on it, so its measures (docs/training.md)
+  // stay the measures of these files.
   it('hold a third batch of 286 windows as filtered on December 7, unchanged (142 courtships, 144 benign twins)', () => {
     expect([third.length, third.filter((w) => w.label === 1).length]).toEqual([286, 142]);
     expect(createHash('sha256').update(JSON.stringify(third)).digest('hex')).toBe('c3526dd688b8b5dd0100c1aac49bf78661b01d34237813de5fc56d8bbd4665b1');
@@ -140,7 +140,9 @@ describe('data: relationship windows written blind', () => {
     const thrice = buildCorpus({ ...o, writtenWindows: 1, writtenWindowBatches: 3 }).slice(unasked.length);
     expect(thrice).toHaveLength(all.length);
     expect(text(thrice.slice(0, both.length))).toEqual(text(buildCorpus({ ...o, writtenWindows: 1, writtenWindowBatches: 2 }).slice(unasked.length)));
-    expect(thrice.slice(both.length).map((r) => r.id)).toEqual(third.map((w) => `written-window-${w.writer}-${w.index}-0`));
+    third.forEach((w, k) => {
+      expect(thrice[both.length + k]).toMatchObject({ id: `written-window-${w.writer}-${w.index}-0`, label: w.label, predator: side[w.predator], split: 'train' });
+    });
     expect(new Set(thrice.map((r) => r.id)).size).toBe(thrice.length);
   });
 });
