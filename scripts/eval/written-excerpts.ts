@@ -24,8 +24,9 @@
 // every release's figures on December 7. Most courtship windows state no age (47, 43, 45, 45, 45 and 48
 // of 50, 48 of 48 on the seventh). None is untouched by choosing any more, so an eighth,
 // `confirmation_7` (HELD_BACK_SETS; six more writers, new voices, lengths spread as the seventh's), was
-// written on the evening of December 7, before the candidate it is to judge was trained, and is scored
-// by nothing until that candidate is fixed.
+// written on the evening of December 7, before the candidate it is to judge (3.18.0-rc2) was trained,
+// and a ninth, `confirmation_8` (six more writers, new voices), while that candidate trained, for the
+// choice after it. Both are scored by nothing until a candidate is fixed for each.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
@@ -55,7 +56,7 @@ export type WrittenSet = (typeof WRITTEN_SETS)[number];
  * until a candidate is fixed, and then the set joins WRITTEN_SETS. So the next choice between models has
  * a set no earlier choice has read.
  */
-export const HELD_BACK_SETS = ['confirmation_7'] as const;
+export const HELD_BACK_SETS = ['confirmation_7', 'confirmation_8'] as const;
 export type HeldBackSet = (typeof HELD_BACK_SETS)[number];
 /** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
 export const WRITTEN_SHORT_CHARS = 1000;
