@@ -26,7 +26,8 @@
 // `confirmation_7` (HELD_BACK_SETS; six more writers, new voices, lengths spread as the seventh's), was
 // written on the evening of December 7, before the candidate it is to judge (3.18.0-rc2) was trained,
 // and a ninth, `confirmation_8` (six more writers, new voices), while that candidate trained, for the
-// choice after it. Both are scored by nothing until a candidate is fixed for each.
+// choice after it. confirmation_7 was read on December 7 for 3.18.0-rc2 (not shipped) and joins
+// WRITTEN_SETS with a release's figures; confirmation_8 is scored by nothing until a candidate is fixed.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
