@@ -86,10 +86,10 @@ export interface WrittenExcerpt {
  * fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, 3.15.0 57 and 3.16.0 62; on the fifth
  * 3.10.0 names 48, 3.16.0 66). In brackets, per set (selection; confirmation; confirmation_2;
  * confirmation_3; confirmation_4; confirmation_5; confirmation_6): 3.5.0, then the range of 3.6.0 to
- * 3.17.0. 3.15.0 read relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830, 0.866 and 0.836 against
- * 0.805, 0.900, 0.873, 0.819 and 0.785); 3.16.0, trained on windows written blind, reads them at 0.858,
- * 0.929, 0.876, 0.895 and 0.880. The floor only keeps them from falling back. The sixth set is the
- * hardest on strangers: 3.6.0 to 3.11.0 read it flat under the floor (0.800 to 0.835), seven
+ * 3.17.0. 3.15.0 read relationship windows flat little better than 3.5.0 did (0.805, 0.912, 0.830,
+ * 0.866 and 0.836 against 0.805, 0.900, 0.873, 0.819 and 0.785); 3.16.0, trained on windows written
+ * blind, reads them at 0.858, 0.929, 0.876, 0.895 and 0.880. The floor only keeps them from falling
+ * back. The sixth set is the hardest on strangers: 3.6.0 to 3.11.0 read it flat under the floor (0.800 to 0.835), seven
  * releases flag more of its benign strangers than the floor allows (15 to 19 of 90), and 3.17.0 flags
  * 13 (0.144): one excerpt inside the floor, so a candidate that flags one more there fails `npm test`.
  * The seventh is the hardest of all: 3.6.0 to 3.15.0 read it flat under the floor (0.758 to 0.813) and
