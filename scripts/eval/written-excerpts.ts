@@ -27,7 +27,8 @@
 // was to judge (3.18.0-rc2, not shipped) was trained, read once it was fixed, and joined the read sets
 // with every release's figures that night. None is untouched by choosing any more, so a ninth,
 // `confirmation_8` (HELD_BACK_SETS; six more writers, new voices), written while 3.18.0-rc2 trained, is
-// scored by nothing until the candidate after it (3.18.0-rc3) is fixed.
+// scored by nothing until the candidate after it (3.18.0-rc3) is fixed, and a tenth, `confirmation_9`
+// (six more writers, new voices), written while 3.18.0-rc3 trained, waits for the choice after that.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
@@ -57,7 +58,7 @@ export type WrittenSet = (typeof WRITTEN_SETS)[number];
  * until a candidate is fixed, and then the set joins WRITTEN_SETS. So the next choice between models has
  * a set no earlier choice has read.
  */
-export const HELD_BACK_SETS = ['confirmation_8'] as const;
+export const HELD_BACK_SETS = ['confirmation_8', 'confirmation_9'] as const;
 export type HeldBackSet = (typeof HELD_BACK_SETS)[number];
 /** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
 export const WRITTEN_SHORT_CHARS = 1000;
