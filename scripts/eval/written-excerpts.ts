@@ -98,9 +98,10 @@ export interface WrittenExcerpt {
  * the floor (0.758 to 0.813) and its relationship windows under theirs (0.698 to 0.751), 3.16.0 reads
  * it at 0.840, and every release before 3.17.0 names fewer of its groomers than the floor (39 to 46 of
  * 90); 3.17.0 names 50, half an excerpt above it. The eighth is as hard: 3.6.0 to 3.15.0 read it flat
- * under the floor (0.770 to 0.833) and 3.16.0 at 0.839, every release before 3.16.0 names fewer of its
- * groomers than the floor (38 to 48 of 90), and 3.17.0 reads it at 0.855 and names 53. Floors, not the
- * targets.
+ * under the floor (0.770 to 0.833) and 3.16.0 at 0.839, nine releases read its relationship windows
+ * under theirs (0.708 to 0.766: 3.5.0 to 3.10.0 and 3.13.0 to 3.15.0), 3.7.0 flags 16 of its benign
+ * strangers, every release before 3.16.0 names fewer of its groomers than the floor (38 to 48 of 90),
+ * and 3.17.0 reads it at 0.855 and names 53. Floors, not the targets.
  */
 export const WRITTEN_FLOORS = {
   /** every excerpt flat (0.808, 0.872 to 0.913; 0.831, 0.895 to 0.953; 0.840, 0.861 to 0.909; 0.761, 0.842 to 0.943; 0.809, 0.875 to 0.935; 0.768, 0.800 to 0.910; 0.670, 0.758 to 0.867; 0.698, 0.770 to 0.855) */
