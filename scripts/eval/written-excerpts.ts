@@ -4,42 +4,44 @@
 // from, so a release can learn them, held-out phrasings included, and still fail real chats.
 //
 // Five sets, each written on December 6 2026 by three writers who saw only a description of the two
-// failure kinds (the issue's words) and not the repository, and not the other sets. Each holds 90 benign
-// first contacts between strangers on anonymous chat sites (stated teenage peers, adults, adults' mild
-// sexual talk, bots, an adult who leaves on learning the other is a child), 90 benign windows of close
-// relationships (adult partners, teen couples, a parent or relative caring for a child, friends) on the
-// very topics grooming uses (being unwell, missing a voice, calls later, rides, a motel, a parcel, a
-// parent being home), and 90 grooming excerpts, 40 first contacts and 50 windows of a courtship under
-// way, 30 to 35 of them with no named move (affection and care only). Nothing sexual involves a minor;
-// the grooming is in the pattern. The `selection` set was read to choose a candidate; `confirmation`
-// was scored once that candidate was fixed; `confirmation_2` was written once both had been read and
-// scored once two more candidates were fixed; `confirmation_3` was written before run 112 (train.py
-// --age-dropout-whole) had finished, read once it was fixed, and used again to judge run 113;
-// `confirmation_4` (a third of its excerpts over 1,000 characters) was written once runs 112 and 113
-// were judged and read once 3.16.0 was fixed. A sixth, `confirmation_5` (by six writers, 45 excerpts
-// each, lengths spread as the fifth's), was written on December 7 while 3.16.0 was rebuilt and read once
-// 3.17.0 was fixed. A seventh, `confirmation_6` (six more writers with voices of their own, lengths
-// spread as the sixth's), was written once 3.17.0 was fixed and read that evening for candidate
+// failure kinds (the issue's words) and not the repository, and not the other sets. Each holds 90
+// benign first contacts between strangers on anonymous chat sites (stated teenage peers, adults,
+// adults' mild sexual talk, bots, an adult who leaves on learning the other is a child), 90 benign
+// windows of close relationships (adult partners, teen couples, a parent or relative caring for a
+// child, friends) on the very topics grooming uses (being unwell, missing a voice, calls later, rides,
+// a motel, a parcel, a parent being home), and 90 grooming excerpts, 40 first contacts and 50 windows
+// of a courtship under way, 30 to 35 of them with no named move (affection and care only). Nothing
+// sexual involves a minor; the grooming is in the pattern. The `selection` set was read to choose a
+// candidate; `confirmation` was scored once that candidate was fixed; `confirmation_2` was written once
+// both had been read and scored once two more candidates were fixed; `confirmation_3` was written
+// before run 112 (train.py --age-dropout-whole) had finished, read once it was fixed, and used again to
+// judge run 113; `confirmation_4` (a third of its excerpts over 1,000 characters) was written once runs
+// 112 and 113 were judged and read once 3.16.0 was fixed. A sixth, `confirmation_5` (by six writers, 45
+// excerpts each, lengths spread as the fifth's), was written on December 7 while 3.16.0 was rebuilt and
+// read once 3.17.0 was fixed. A seventh, `confirmation_6` (six more writers with voices of their own,
+// lengths spread as the sixth's), was written once 3.17.0 was fixed and read that evening for candidate
 // 3.18.0-rc1, not shipped (docs/training.md, "Measured, not yet shipped"); it joined the read sets with
 // every release's figures on December 7. Most courtship windows state no age (47, 43, 45, 46, 45 and 48
-// of 50, 48 of 48 on the seventh and eighth). An eighth, `confirmation_7` (six more writers, new voices,
-// lengths spread as the seventh's), was written on the evening of December 7 before the candidate it
-// was to judge (3.18.0-rc2, not shipped) was trained, read once it was fixed, and joined the read sets
-// with every release's figures that night. None is untouched by choosing any more, so a ninth,
-// `confirmation_8` (HELD_BACK_SETS; six more writers, new voices), written while 3.18.0-rc2 trained, is
-// scored by nothing until the candidate after it (3.18.0-rc3) is fixed, and a tenth, `confirmation_9`
-// (six more writers, new voices), written while 3.18.0-rc3 trained, waits for the choice after that.
+// of 50, 48, 48 and 47 of 48 on the seventh to ninth). An eighth, `confirmation_7` (six more writers,
+// new voices, lengths spread as the seventh's), was written on the evening of December 7 before the
+// candidate it was to judge (3.18.0-rc2, not shipped) was trained, read once it was fixed, and joined
+// the read sets with every release's figures that night. A ninth, `confirmation_8` (six more writers,
+// new voices), written while 3.18.0-rc2 trained, was read once 3.18.0-rc3 (not shipped) was fixed and
+// joined the read sets the same night. None is untouched by choosing any more, so a tenth,
+// `confirmation_9` (HELD_BACK_SETS; six more writers, new voices), written while 3.18.0-rc3 trained,
+// waits for the next choice.
 //
 // Scored as moderators export excerpts, flat text with no speakers and no ages (the real evaluation's
 // form), and with speaker prefixes. Targets: the real evaluation's (CONTACT_TARGETS). 3.5.0, whose real
 // figures the issue gives, fails here on strangers as it failed on the real excerpts (benign ones with
-// no sexual word flagged 26, 20, 21 and 26 % here on the first four, 11, 18, 26 and 32 % on the fifth
-// to eighth, 23.5 % there; recall 0.60, 0.59, 0.61, 0.49, 0.53, 0.58, 0.43 and 0.42 here, 0.61 there),
-// but ranks most of these sets better than the real excerpts (ROC-AUC 0.81 to 0.84 on the first three,
-// 0.76, 0.81 and 0.77 on the fourth to sixth, 0.67 and 0.70 on the seventh and eighth, 0.71 there; under
-// 1,000 characters 0.65 to 0.84, 0.40 there): real excerpts are harder than most, and the seventh and
-// eighth as hard flat (0.67 and 0.70 against 0.71), not under 1,000 characters. 270 excerpts a set, by
-// three writers each (six from the sixth on): a style of their own, and intervals the report shows.
+// no sexual word flagged 26, 20, 21 and 26 % here on the first four, 11, 18, 26, 32 and 22 % on the
+// fifth to ninth, 23.5 % there; recall 0.60, 0.59, 0.61, 0.49, 0.53, 0.58, 0.43, 0.42 and 0.44 here,
+// 0.61 there), but ranks most of these sets better than the real excerpts (ROC-AUC 0.81 to 0.84 on the
+// first three, 0.76, 0.81 and 0.77 on the fourth to sixth, 0.67, 0.70 and 0.68 on the seventh to ninth,
+// 0.71 there; under 1,000 characters 0.65 to 0.84, 0.40 there): real excerpts are harder than most, and
+// the seventh to ninth as hard flat (0.67, 0.70 and 0.68 against 0.71), not under 1,000 characters. 270
+// excerpts a set, by three writers each (six from the sixth on): a style of their own, and intervals
+// the report shows.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,8 +52,8 @@ import { CONTACT_TARGETS, proxyMetrics, proxyRow, proxyTable, type ProxyRow } fr
 import { scoreInBatches, type BatchScorer } from './harness.ts';
 
 export const WRITTEN_DIR = join(import.meta.dirname, 'written-excerpts');
-/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then seven held back in turn. */
-export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2', 'confirmation_3', 'confirmation_4', 'confirmation_5', 'confirmation_6', 'confirmation_7'] as const;
+/** The sets, each a folder of WRITTEN_DIR: the one models were chosen on, then eight held back in turn. */
+export const WRITTEN_SETS = ['selection', 'confirmation', 'confirmation_2', 'confirmation_3', 'confirmation_4', 'confirmation_5', 'confirmation_6', 'confirmation_7', 'confirmation_8'] as const;
 export type WrittenSet = (typeof WRITTEN_SETS)[number];
 /**
  * Sets written and committed before any candidate they are to judge existed, and scored by nothing yet,
@@ -59,7 +61,7 @@ export type WrittenSet = (typeof WRITTEN_SETS)[number];
  * until a candidate is fixed, and then the set joins WRITTEN_SETS. So the next choice between models has
  * a set no earlier choice has read.
  */
-export const HELD_BACK_SETS = ['confirmation_8', 'confirmation_9'] as const;
+export const HELD_BACK_SETS = ['confirmation_9'] as const;
 export type HeldBackSet = (typeof HELD_BACK_SETS)[number];
 /** The real evaluation's short excerpts: those under this many characters ranked backwards in 3.5.0. */
 export const WRITTEN_SHORT_CHARS = 1000;
@@ -87,30 +89,34 @@ export interface WrittenExcerpt {
  * retrained seed; near or below both where they did not (relationship windows, the groomer named: on
  * the fourth set 3.8.0 and 3.12.0 name 49 of 90, under the floor, 3.15.0 57 and 3.16.0 62; on the fifth
  * 3.10.0 names 48, 3.16.0 66). In brackets, per set (selection; confirmation; confirmation_2;
- * confirmation_3; confirmation_4; confirmation_5; confirmation_6; confirmation_7): 3.5.0, then the
- * range of 3.6.0 to 3.17.0. 3.15.0 read relationship windows flat little better than 3.5.0 did (0.805,
- * 0.912, 0.830, 0.866 and 0.836 against 0.805, 0.900, 0.873, 0.819 and 0.785); 3.16.0, trained on
- * windows written blind, reads them at 0.858, 0.929, 0.876, 0.895 and 0.880. The floor only keeps them
- * from falling back. The sixth set is the hardest on strangers: 3.6.0 to 3.11.0 read it flat under the
- * floor (0.800 to 0.835), seven releases flag more of its benign strangers than the floor allows (15 to
- * 19 of 90), and 3.17.0 flags 13 (0.144): one excerpt inside the floor, so a candidate that flags one
- * more there fails `npm test`. The seventh is the hardest of all: 3.6.0 to 3.15.0 read it flat under
- * the floor (0.758 to 0.813) and its relationship windows under theirs (0.698 to 0.751), 3.16.0 reads
- * it at 0.840, and every release before 3.17.0 names fewer of its groomers than the floor (39 to 46 of
- * 90); 3.17.0 names 50, half an excerpt above it. The eighth is as hard: 3.6.0 to 3.15.0 read it flat
- * under the floor (0.770 to 0.833) and 3.16.0 at 0.839, nine releases read its relationship windows
- * under theirs (0.708 to 0.766: 3.5.0 to 3.10.0 and 3.13.0 to 3.15.0), 3.7.0 flags 16 of its benign
- * strangers, every release before 3.16.0 names fewer of its groomers than the floor (38 to 48 of 90),
- * and 3.17.0 reads it at 0.855 and names 53. Floors, not the targets.
+ * confirmation_3; confirmation_4; confirmation_5; confirmation_6; confirmation_7; confirmation_8):
+ * 3.5.0, then the range of 3.6.0 to 3.17.0. 3.15.0 read relationship windows flat little better than
+ * 3.5.0 did (0.805, 0.912, 0.830, 0.866 and 0.836 against 0.805, 0.900, 0.873, 0.819 and 0.785);
+ * 3.16.0, trained on windows written blind, reads them at 0.858, 0.929, 0.876, 0.895 and 0.880. The
+ * floor only keeps them from falling back. The sixth set is the hardest on strangers: 3.6.0 to 3.11.0
+ * read it flat under the floor (0.800 to 0.835), seven releases flag more of its benign strangers than
+ * the floor allows (15 to 19 of 90), and 3.17.0 flags 13 (0.144): one excerpt inside the floor, so a
+ * candidate that flags one more there fails `npm test`. The seventh is the hardest of all: 3.6.0 to
+ * 3.15.0 read it flat under the floor (0.758 to 0.813) and its relationship windows under theirs (0.698
+ * to 0.751), 3.16.0 reads it at 0.840, and every release before 3.17.0 names fewer of its groomers than
+ * the floor (39 to 46 of 90); 3.17.0 names 50, half an excerpt above it. The eighth is as hard: 3.6.0
+ * to 3.15.0 read it flat under the floor (0.770 to 0.833) and 3.16.0 at 0.839, nine releases read its
+ * relationship windows under theirs (0.708 to 0.766: 3.5.0 to 3.10.0 and 3.13.0 to 3.15.0), 3.7.0 flags
+ * 16 of its benign strangers, every release before 3.16.0 names fewer of its groomers than the floor
+ * (38 to 48 of 90), and 3.17.0 reads it at 0.855 and names 53. On the ninth every release from 3.6.0 to
+ * 3.16.0 reads it flat under the floor (0.764 to 0.839), eleven read its relationship windows under
+ * theirs (0.661 to 0.766: 3.5.0 to 3.11.0 and 3.13.0 to 3.16.0), 3.7.0 flags 15 of its benign
+ * strangers, every release before 3.16.0 names fewer of its groomers than the floor (40 to 48 of 90),
+ * and 3.17.0 reads it at 0.863, flags 9 and names 52. Floors, not the targets.
  */
 export const WRITTEN_FLOORS = {
-  /** every excerpt flat (0.808, 0.872 to 0.913; 0.831, 0.895 to 0.953; 0.840, 0.861 to 0.909; 0.761, 0.842 to 0.943; 0.809, 0.875 to 0.935; 0.768, 0.800 to 0.910; 0.670, 0.758 to 0.867; 0.698, 0.770 to 0.855) */
+  /** every excerpt flat (0.808, 0.872 to 0.913; 0.831, 0.895 to 0.953; 0.840, 0.861 to 0.909; 0.761, 0.842 to 0.943; 0.809, 0.875 to 0.935; 0.768, 0.800 to 0.910; 0.670, 0.758 to 0.867; 0.698, 0.770 to 0.855; 0.680, 0.764 to 0.863) */
   flat_roc_auc_min: 0.84,
-  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100; 0.278, 0.056 to 0.122; 0.100, 0.033 to 0.111; 0.233, 0.122 to 0.211; 0.267, 0.089 to 0.178; 0.322, 0.067 to 0.178) */
+  /** strangers' benign first contacts flat, flagged at 0.5 (0.278, 0.044 to 0.144; 0.200, 0 to 0.122; 0.233, 0.056 to 0.100; 0.278, 0.056 to 0.122; 0.100, 0.033 to 0.111; 0.233, 0.122 to 0.211; 0.267, 0.089 to 0.178; 0.322, 0.067 to 0.178; 0.222, 0.078 to 0.167) */
   strangers_benign_flagged_max: 0.15,
-  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.937; 0.873, 0.818 to 0.889; 0.819, 0.838 to 0.927; 0.785, 0.800 to 0.880; 0.767, 0.800 to 0.893; 0.645, 0.698 to 0.818; 0.713, 0.708 to 0.809) */
+  /** relationship windows flat (0.805, 0.805 to 0.900; 0.900, 0.911 to 0.937; 0.873, 0.818 to 0.889; 0.819, 0.838 to 0.927; 0.785, 0.800 to 0.880; 0.767, 0.800 to 0.893; 0.645, 0.698 to 0.818; 0.713, 0.708 to 0.809; 0.661, 0.686 to 0.803) */
   relationships_roc_auc_min: 0.77,
-  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.778; 0.767, 0.667 to 0.844; 0.778, 0.589 to 0.767; 0.611, 0.544 to 0.767; 0.744, 0.533 to 0.811; 0.689, 0.600 to 0.778; 0.478, 0.433 to 0.556; 0.456, 0.422 to 0.589) */
+  /** grooming excerpts with speakers whose groomer is named (0.756, 0.656 to 0.778; 0.767, 0.667 to 0.844; 0.778, 0.589 to 0.767; 0.611, 0.544 to 0.767; 0.744, 0.533 to 0.811; 0.689, 0.600 to 0.778; 0.478, 0.433 to 0.556; 0.456, 0.422 to 0.589; 0.478, 0.444 to 0.578) */
   predator_named_min: 0.55,
 } as const;
 
@@ -213,6 +219,7 @@ const SET_NOTE: Record<WrittenSet, string> = {
   confirmation_5: 'written by six writers while 3.16.0 was rebuilt, lengths spread as the fifth\'s, held back until 3.17.0 was fixed, then read',
   confirmation_6: 'written by six more writers with voices of their own once 3.17.0 was fixed, held back until candidate 3.18.0-rc1 (not shipped) was fixed, then read',
   confirmation_7: 'written by six more writers with new voices before candidate 3.18.0-rc2 was trained, held back until it (not shipped) was fixed, then read',
+  confirmation_8: 'written by six more writers with new voices while candidate 3.18.0-rc2 trained, held back until candidate 3.18.0-rc3 (not shipped) was fixed, then read',
 };
 
 export function writtenMarkdown(reports: readonly WrittenReport[]): string {
